@@ -1,0 +1,30 @@
+/**
+ * What a primitive needs from its client. Internal: primitives are created by {@link Redisson} and talk
+ * to Redis only through this.
+ */
+import type { RedisConnection } from './commands.js';
+import type { ResolvedOptions } from './config.js';
+import type { PublishSubscribe } from './pubsub/PublishSubscribe.js';
+import type { LockRenewalScheduler, LostLock } from './renewal/LockRenewalScheduler.js';
+
+export interface ClientContext {
+  /** Random lowercase hyphenated UUID of this client (Redisson's `ServiceManager.id`). */
+  readonly id: string;
+  readonly options: ResolvedOptions;
+  readonly connection: RedisConnection;
+  readonly pubsub: PublishSubscribe;
+  readonly renewal: LockRenewalScheduler;
+  /** Throws `RedissonShutdownError` after shutdown. */
+  ensureOpen(): void;
+  /** The thread id of the current `runInThread` flow, if any. */
+  currentThreadId(): number | undefined;
+  /** A fresh thread id, unique within this client. */
+  allocateThreadId(): number;
+  /**
+   * Registers a pending wait so that `shutdown()` can reject it: `abort` is called with a
+   * `RedissonShutdownError`. Returns the function that unregisters it.
+   */
+  trackWaiter(abort: (reason: Error) => void): () => void;
+  /** Reports a lock found lost (emits `lockLost`). */
+  reportLost(lost: LostLock): void;
+}

@@ -1,0 +1,197 @@
+/**
+ * The client: owns the client id, the connections, the subscription registry and the renewal scheduler,
+ * and hands out primitives. Redisson's `Redisson` / `RedissonClient`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createEmitter, type Emitter } from './emitter.js';
+import type { ClientContext } from './ClientContext.js';
+import { defineScripts, evalScript, type RedisConnection } from './commands.js';
+import { requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
+import { RedissonShutdownError } from './errors.js';
+import { RLock } from './locks/RLock.js';
+import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
+import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
+
+/** Payload of the `lockLost` event. */
+export interface LockLostEvent {
+  /** The lock's name as given to `getLock` (NameMapper unmapped). */
+  readonly name: string;
+  /** Client id (UUID) of the owner. */
+  readonly clientId: string;
+  readonly threadId: number;
+}
+
+/** Events of a client; listen with `client.on(type, handler)`. */
+export type RedissonEvents = {
+  /** A watchdog-renewed lock was found gone (lease ran out, key deleted, Redis lost its data). */
+  lockLost: LockLostEvent;
+  /** A background renewal failed; it is retried on the next tick. */
+  renewalError: { readonly error: unknown };
+};
+
+/**
+ * A Redisson client on ioredis.
+ *
+ * @example
+ * ```ts
+ * const client = Redisson.create({ redis: 'redis://127.0.0.1:6379' });
+ * const lock = client.getLock('order:42');
+ * await lock.lock();
+ * try { … } finally { await lock.unlock(); }
+ * await client.shutdown();
+ * ```
+ */
+export class Redisson {
+  /** This client's id: a random UUID, the first half of every hash field it writes. */
+  readonly id: string = randomUUID();
+  readonly #options: ResolvedOptions;
+  readonly #connection: Redis;
+  readonly #ownsConnection: boolean;
+  readonly #pubsub: PublishSubscribe;
+  readonly #renewal: LockRenewalScheduler;
+  readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
+  readonly #flows = new AsyncLocalStorage<number>();
+  readonly #waiters = new Set<(reason: Error) => void>();
+  readonly #context: ClientContext;
+  #nextThreadId = 1;
+  #shutdown: Promise<void> | null = null;
+
+  private constructor(options: ResolvedOptions) {
+    this.#options = options;
+    const redis = options.redis;
+    if (redis instanceof Redis) {
+      this.#connection = redis;
+      this.#ownsConnection = false;
+    } else {
+      this.#connection = typeof redis === 'string' ? new Redis(redis) : new Redis(redis);
+      this.#ownsConnection = true;
+    }
+    defineScripts(this.#connection);
+    const keyPrefix = this.#connection.options.keyPrefix ?? '';
+    this.#pubsub = new PublishSubscribe(this.#connection.duplicate({ keyPrefix: '', lazyConnect: true }), keyPrefix);
+    const connection: RedisConnection = this.#connection;
+    this.#renewal = new LockRenewalScheduler(
+      async (keys, fields) => (await evalScript(connection, 'lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],
+      Math.max(1, Math.trunc(options.lockWatchdogTimeout / 3)),
+      options.lockWatchdogBatchSize,
+      (lost) => this.#reportLost(lost),
+      (error) => this.#events.emit('renewalError', { error }),
+    );
+    this.#context = {
+      id: this.id,
+      options,
+      connection,
+      pubsub: this.#pubsub,
+      renewal: this.#renewal,
+      ensureOpen: () => this.#ensureOpen(),
+      currentThreadId: () => this.#flows.getStore(),
+      allocateThreadId: () => this.#nextThreadId++,
+      trackWaiter: (abort) => {
+        this.#waiters.add(abort);
+        return () => this.#waiters.delete(abort);
+      },
+      reportLost: (lost) => this.#reportLost(lost),
+    };
+  }
+
+  /**
+   * Creates a client. Throws `TypeError`/`RangeError` on bad options, before connecting.
+   * @param options see {@link RedissonOptions}; all optional.
+   */
+  static create(options?: RedissonOptions): Redisson {
+    return new Redisson(resolveOptions(options));
+  }
+
+  /** Redisson's `getId()`: this client's UUID. */
+  getId(): string {
+    return this.id;
+  }
+
+  /** The options in force, defaults filled in. */
+  get options(): ResolvedOptions {
+    return this.#options;
+  }
+
+  /** The command connection (an ioredis instance). */
+  get redis(): Redis {
+    return this.#connection;
+  }
+
+  /**
+   * Redisson's `getLock(name)`: a reentrant lock, wire-identical to Java's `RLock`.
+   * Each returned object has its own thread id unless a `runInThread` flow or an explicit `threadId` says
+   * otherwise (see README, "Thread identity in Node").
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   */
+  getLock(name: string): RLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RLock(this.#context, name);
+  }
+
+  /**
+   * Runs `fn` as one "thread": every lock call inside its async flow (unless given an explicit
+   * `threadId`) uses the same thread id, so nested code that calls `getLock(name)` again re-enters.
+   * @param threadId the id to use; by default a fresh one.
+   */
+  runInThread<T>(fn: () => T, threadId?: number): T {
+    const id = threadId === undefined ? this.#nextThreadId++ : requireThreadId(threadId);
+    return this.#flows.run(id, fn);
+  }
+
+  /** The thread id of the current `runInThread` flow, or `undefined` outside one. */
+  currentThreadId(): number | undefined {
+    return this.#flows.getStore();
+  }
+
+  /** Subscribes to a client event (`lockLost`, `renewalError`). Returns a function that unsubscribes. */
+  on<K extends keyof RedissonEvents>(type: K, handler: (event: RedissonEvents[K]) => void): () => void {
+    this.#events.on(type, handler);
+    return () => this.#events.off(type, handler);
+  }
+
+  /** True once `shutdown()` was called. */
+  isShutdown(): boolean {
+    return this.#shutdown !== null;
+  }
+
+  /**
+   * Stops lock renewal, rejects pending waits with `RedissonShutdownError`, and closes the connections
+   * this client opened (not an ioredis instance passed in). Locks still held expire within their lease.
+   * Idempotent.
+   */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= this.#close();
+    return this.#shutdown;
+  }
+
+  async #close(): Promise<void> {
+    const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
+    for (const abort of [...this.#waiters]) abort(reason);
+    this.#waiters.clear();
+    await this.#renewal.stop();
+    await this.#pubsub.close();
+    if (this.#ownsConnection) {
+      try {
+        await this.#connection.quit();
+      } catch {
+        this.#connection.disconnect();
+      }
+    }
+    this.#events.all.clear();
+  }
+
+  #ensureOpen(): void {
+    if (this.#shutdown) throw new RedissonShutdownError();
+  }
+
+  #reportLost(lost: LostLock): void {
+    this.#events.emit('lockLost', {
+      name: this.#options.nameMapper.unmap(lost.rawName),
+      clientId: this.id,
+      threadId: lost.threadId,
+    });
+  }
+}

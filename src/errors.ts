@@ -1,0 +1,59 @@
+/**
+ * Every error this library throws. Raw Redis replies are mapped to these in one place (the lock
+ * classes), so callers can branch on `instanceof` or on `error.name`.
+ */
+
+/** Base class of all redisson-ts errors. `name` is the concrete class name. */
+export class RedissonError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * Unlock by an owner that does not hold the lock; Redisson's `IllegalMonitorStateException`.
+ * The message matches Redisson's so logs read the same on both sides.
+ */
+export class IllegalMonitorStateError extends RedissonError {
+  readonly lockName: string;
+  readonly clientId: string;
+  readonly threadId: number;
+
+  constructor(lockName: string, clientId: string, threadId: number, message?: string, options?: { cause?: unknown }) {
+    super(
+      message ??
+        `attempt to unlock lock, not locked by current thread by node id: ${clientId} thread-id: ${threadId}`,
+      options,
+    );
+    this.lockName = lockName;
+    this.clientId = clientId;
+    this.threadId = threadId;
+  }
+}
+
+/**
+ * The lock was held with the watchdog, but the watchdog found the owner field gone (the lease ran out,
+ * for example while the event loop was blocked, or Redis lost the data). Thrown by `unlock()` of that
+ * owner; a subclass of {@link IllegalMonitorStateError}, like Redisson's exception for the same case.
+ */
+export class LockLostError extends IllegalMonitorStateError {
+  constructor(lockName: string, clientId: string, threadId: number) {
+    super(
+      lockName,
+      clientId,
+      threadId,
+      `lock '${lockName}' was lost before unlock (lease expired or key removed): node id: ${clientId} thread-id: ${threadId}`,
+    );
+  }
+}
+
+/** A call made after `shutdown()`, or a wait that was still pending when `shutdown()` ran. */
+export class RedissonShutdownError extends RedissonError {
+  constructor(message = 'Redisson client is shut down') {
+    super(message);
+  }
+}
+
+/** A subscription or command did not complete in time; Redisson's `RedisTimeoutException`. */
+export class RedisTimeoutError extends RedissonError {}

@@ -1,0 +1,48 @@
+/**
+ * The only place where a Redis key or channel name is built. Every name follows Redisson's
+ * `RedissonObject.prefixName` / `suffixName` rules so that Java and Node clients meet on the same keys.
+ */
+
+/**
+ * Redisson's `prefixName(prefix, name)`: `prefix:{name}`, or `prefix:name` when `name` already contains
+ * a `{` (then the caller's own hash tag decides the cluster slot). Only the presence of `{` is checked.
+ */
+export function prefixName(prefix: string, name: string): string {
+  return name.includes('{') ? `${prefix}:${name}` : `${prefix}:{${name}}`;
+}
+
+/** Redisson's `suffixName(name, suffix)`: `{name}:suffix`, or `name:suffix` when `name` contains `{`. */
+export function suffixName(name: string, suffix: string): string {
+  return name.includes('{') ? `${name}:${suffix}` : `{${name}}:${suffix}`;
+}
+
+/** Unlock channel of the RLock family: `redisson_lock__channel:{N}`. */
+export function lockChannelName(rawName: string): string {
+  return prefixName('redisson_lock__channel', rawName);
+}
+
+/** Unlock idempotency latch: `redisson_unlock_latch:{N}:<requestId>` (Redisson 3.24.0+). */
+export function unlockLatchName(rawName: string, requestId: string): string {
+  return `${prefixName('redisson_unlock_latch', rawName)}:${requestId}`;
+}
+
+/** Hash field of one owner: `<clientUUID>:<threadId>` (Redisson's `getLockName(threadId)`). */
+export function lockFieldName(clientId: string, threadId: number): string {
+  return `${clientId}:${threadId}`;
+}
+
+/**
+ * Maps user-facing object names to the raw names stored in Redis, like Redisson's `NameMapper`.
+ * Derived keys and channels are built from the mapped name, so a Java client with the same mapper
+ * meets ours on the same keys.
+ */
+export interface NameMapper {
+  map(name: string): string;
+  unmap(rawName: string): string;
+}
+
+/** Redisson's `DefaultNameMapper`: the identity. */
+export const identityNameMapper: NameMapper = Object.freeze({
+  map: (name: string) => name,
+  unmap: (rawName: string) => rawName,
+});

@@ -1,0 +1,150 @@
+/**
+ * The watchdog: one scheduler per client renews every lock taken without a lease time, every
+ * `lockWatchdogTimeout / 3`, in batches of `lockWatchdogBatchSize` locks per script call (Redisson
+ * 3.44+ `LockRenewalScheduler` / `LockTask`). It only ever renews fields this client owns.
+ *
+ * It never throws from its timer: a renewal error is reported and retried on the next tick; a field
+ * found gone ends renewal of that owner and is reported as a lost lock.
+ */
+
+/** Runs one renewal batch: `keys[i]` is renewed when it still has field `fields[i]`; 1/0 per key. */
+export type RenewBatch = (keys: string[], fields: string[]) => Promise<number[]>;
+
+export interface LostLock {
+  /** Raw name of the lock (the Redis key). */
+  readonly rawName: string;
+  /** The owner field that was found gone, `<clientUUID>:<threadId>`. */
+  readonly field: string;
+  readonly threadId: number;
+}
+
+interface Holder {
+  count: number;
+  readonly threadId: number;
+}
+
+export class LockRenewalScheduler {
+  // rawName → owner field → holds. Map order is insertion order: the first owner is the one renewed.
+  private readonly locks = new Map<string, Map<string, Holder>>();
+  private readonly lost = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly renew: RenewBatch,
+    private readonly periodMs: number,
+    private readonly batchSize: number,
+    private readonly onLost: (lock: LostLock) => void,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Number of lock names being renewed now. */
+  get size(): number {
+    return this.locks.size;
+  }
+
+  /** True when `field` of `rawName` is registered for renewal. */
+  has(rawName: string, field: string): boolean {
+    return this.locks.get(rawName)?.has(field) ?? false;
+  }
+
+  /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
+  add(rawName: string, field: string, threadId: number): void {
+    if (this.stopped) return;
+    this.lost.delete(lostKey(rawName, field));
+    let owners = this.locks.get(rawName);
+    if (!owners) this.locks.set(rawName, (owners = new Map<string, Holder>()));
+    const holder = owners.get(field);
+    if (holder) holder.count++;
+    else owners.set(field, { count: 1, threadId });
+    this.schedule();
+  }
+
+  /** Removes one hold (any unlock outcome, as Redisson). Returns true when `field` was registered. */
+  remove(rawName: string, field: string): boolean {
+    const owners = this.locks.get(rawName);
+    const holder = owners?.get(field);
+    if (!owners || !holder) return false;
+    if (--holder.count <= 0) owners.delete(field);
+    if (owners.size === 0) this.locks.delete(rawName);
+    return true;
+  }
+
+  /** Stops renewing every owner of `rawName` (forceUnlock). */
+  removeAll(rawName: string): void {
+    this.locks.delete(rawName);
+  }
+
+  /**
+   * Records that `field` of `rawName` is gone: it is no longer renewed, and {@link takeLost} reports it
+   * once. Returns false when it was not registered (nothing to report).
+   */
+  markLost(rawName: string, field: string): LostLock | null {
+    const owners = this.locks.get(rawName);
+    const holder = owners?.get(field);
+    if (!owners || !holder) return null;
+    owners.delete(field);
+    if (owners.size === 0) this.locks.delete(rawName);
+    this.lost.add(lostKey(rawName, field));
+    return { rawName, field, threadId: holder.threadId };
+  }
+
+  /** True (once) when the watchdog found `field` of `rawName` gone since it was last acquired. */
+  takeLost(rawName: string, field: string): boolean {
+    return this.lost.delete(lostKey(rawName, field));
+  }
+
+  /** Stops the timer and forgets every lock; waits for a renewal batch in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.locks.clear();
+    this.lost.clear();
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.running || this.stopped || this.locks.size === 0) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.tick().finally(() => {
+        this.running = null;
+        this.schedule();
+      });
+    }, this.periodMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    const names = [...this.locks.keys()];
+    for (let i = 0; i < names.length && !this.stopped; i += this.batchSize) {
+      const keys: string[] = [];
+      const fields: string[] = [];
+      for (const name of names.slice(i, i + this.batchSize)) {
+        const first = this.locks.get(name)?.keys().next();
+        if (!first || first.done) continue;
+        keys.push(name);
+        fields.push(first.value);
+      }
+      if (keys.length === 0) continue;
+      let results: number[];
+      try {
+        results = await this.renew(keys, fields);
+      } catch (error) {
+        this.onError(error);
+        continue;
+      }
+      results.forEach((renewed, j) => {
+        if (renewed !== 0) return;
+        const lost = this.markLost(keys[j] as string, fields[j] as string);
+        if (lost) this.onLost(lost);
+      });
+    }
+  }
+}
+
+function lostKey(rawName: string, field: string): string {
+  return `${rawName}\u0000${field}`;
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Each file starts its own redis-server(s); two workers match our two cores.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    teardownTimeout: 30_000,
+    reporters: ['default'],
+  },
+});
