@@ -1,0 +1,291 @@
+package dev.redissonts;
+
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * Redisson interop peer, driven by line-delimited JSON over stdin/stdout.
+ *
+ * <pre>
+ * start-up: {"event":"ready"}
+ * {"id":1,"op":"connect","address":"redis://127.0.0.1:6379","lockWatchdogTimeout":30000}
+ *   -> {"id":1,"ok":true,"result":{"clientId":"..","version":".."},"ts":..}
+ * {"id":2,"op":"call","primitive":"lock","name":"k","method":"tryLock","args":[100,10000],"thread":"t1"}
+ *   -> {"id":2,"ok":true,"result":true,"ts":..,"startTs":..,"threadId":..}
+ *   -> {"id":2,"ok":false,"error":{"type":"..","class":"..","message":".."},"ts":..,"threadId":..}
+ * {"id":3,"op":"threadId","thread":"t1"}  -> result: java thread id
+ * {"id":4,"op":"ping"}                     -> result: "pong"
+ * {"id":5,"op":"shutdown"}                 -> reply, then exit 0 (EOF on stdin: same)
+ * </pre>
+ *
+ * "call" and "threadId" run on a long-lived single thread per "thread" name,
+ * asynchronously to the stdin reader, so replies may come out of order.
+ * connect / ping / shutdown run inline on the reader thread.
+ */
+public final class Peer {
+    private final PrintStream out;
+    private final Handlers handlers = new Handlers();
+    private final Map<String, ExecutorService> threads = new ConcurrentHashMap<>();
+    private volatile RedissonClient client;
+
+    private Peer(PrintStream out) {
+        this.out = out;
+    }
+
+    public static void main(String[] argv) throws Exception {
+        // Keep the protocol channel private: anything else printing to
+        // System.out (libraries, stray debug) goes to stderr instead.
+        PrintStream protocol = new PrintStream(
+                new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        System.setOut(System.err);
+        new Peer(protocol).run(System.in);
+    }
+
+    private void run(InputStream in) {
+        Map<String, Object> ready = new LinkedHashMap<>();
+        ready.put("event", "ready");
+        emit(ready);
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (!line.isBlank()) {
+                    handleLine(line);
+                }
+            }
+        } catch (Throwable t) {
+            System.err.println("peer: stdin failed: " + t);
+        }
+        exit(null);
+    }
+
+    // ------------------------------------------------------------- dispatch
+
+    private void handleLine(String line) {
+        Object id = null;
+        try {
+            Object parsed = Json.parse(line);
+            if (!(parsed instanceof Map)) {
+                throw new IllegalArgumentException("request must be a JSON object");
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> req = (Map<String, Object>) parsed;
+            id = req.get("id");
+            String op = str(req, "op");
+            switch (op) {
+                case "connect":
+                    reply(id, connect(req), null);
+                    break;
+                case "call":
+                    call(id, req);
+                    break;
+                case "threadId":
+                    threadId(id, str(req, "thread"));
+                    break;
+                case "ping":
+                    reply(id, "pong", null);
+                    break;
+                case "shutdown":
+                    exit(id);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown op '" + op + "'");
+            }
+        } catch (Throwable t) {
+            fail(id, t, null);
+        }
+    }
+
+    private Map<String, Object> connect(Map<String, Object> req) {
+        if (client != null) {
+            throw new IllegalStateException("already connected");
+        }
+        Config config = new Config();
+        config.useSingleServer().setAddress(str(req, "address"));
+        Object wd = req.get("lockWatchdogTimeout");
+        if (wd instanceof Number) {
+            config.setLockWatchdogTimeout(((Number) wd).longValue());
+        }
+        client = Redisson.create(config);
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("clientId", client.getId());
+        result.put("version", redissonVersion());
+        result.put("lockWatchdogTimeout", config.getLockWatchdogTimeout());
+        result.put("primitives", List.copyOf(handlers.available().keySet()));
+        return result;
+    }
+
+    private void call(Object id, Map<String, Object> req) {
+        RedissonClient c = client;
+        if (c == null) {
+            throw new IllegalStateException("not connected: send op 'connect' first");
+        }
+        String primitive = str(req, "primitive");
+        String name = str(req, "name");
+        String method = str(req, "method");
+        Object rawArgs = req.get("args");
+        if (rawArgs != null && !(rawArgs instanceof List)) {
+            throw new IllegalArgumentException("'args' must be an array");
+        }
+        @SuppressWarnings("unchecked")
+        Args args = new Args((List<Object>) rawArgs);
+        PrimitiveHandler handler = handlers.get(primitive);
+        executor(str(req, "thread")).execute(() -> {
+            long tid = Thread.currentThread().getId();
+            long startTs = System.currentTimeMillis();
+            try {
+                Object result = handler.call(c, name, method, args);
+                Map<String, Object> extra = new LinkedHashMap<>();
+                extra.put("startTs", startTs);
+                extra.put("threadId", tid);
+                reply(id, result, extra);
+            } catch (Throwable t) {
+                Map<String, Object> extra = new LinkedHashMap<>();
+                extra.put("startTs", startTs);
+                extra.put("threadId", tid);
+                fail(id, t, extra);
+            }
+        });
+    }
+
+    private void threadId(Object id, String thread) {
+        executor(thread).execute(() -> {
+            long tid = Thread.currentThread().getId();
+            Map<String, Object> extra = new LinkedHashMap<>();
+            extra.put("threadId", tid);
+            reply(id, tid, extra);
+        });
+    }
+
+    private ExecutorService executor(String thread) {
+        return threads.computeIfAbsent(thread, n -> Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, n);
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    private void exit(Object id) {
+        // Never outlive a stuck shutdown (e.g. a thread blocked in lock()).
+        Thread halter = new Thread(() -> {
+            try {
+                Thread.sleep(10_000);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            System.err.println("peer: shutdown took too long, halting");
+            Runtime.getRuntime().halt(0);
+        }, "peer-halter");
+        halter.setDaemon(true);
+        halter.start();
+        RedissonClient c = client;
+        if (c != null) {
+            try {
+                c.shutdown();
+            } catch (Throwable t) {
+                System.err.println("peer: redisson shutdown failed: " + t);
+            }
+        }
+        if (id != null) {
+            reply(id, null, null);
+        }
+        out.flush();
+        System.exit(0);
+    }
+
+    // --------------------------------------------------------------- output
+
+    private void reply(Object id, Object result, Map<String, Object> extra) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("ok", true);
+        m.put("result", result);
+        m.put("ts", System.currentTimeMillis());
+        if (extra != null) {
+            m.putAll(extra);
+        }
+        emit(m);
+    }
+
+    private void fail(Object id, Throwable t, Map<String, Object> extra) {
+        Throwable e = unwrap(t);
+        Map<String, Object> err = new LinkedHashMap<>();
+        err.put("type", e.getClass().getSimpleName());
+        err.put("class", e.getClass().getName());
+        err.put("message", e.getMessage());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("ok", false);
+        m.put("error", err);
+        m.put("ts", System.currentTimeMillis());
+        if (extra != null) {
+            m.putAll(extra);
+        }
+        emit(m);
+    }
+
+    /** One line per message, whole lines only, flushed. */
+    private void emit(Map<String, Object> message) {
+        String line = Json.stringify(message);
+        synchronized (out) {
+            out.print(line);
+            out.print('\n');
+            out.flush();
+        }
+    }
+
+    // -------------------------------------------------------------- helpers
+
+    private static Throwable unwrap(Throwable t) {
+        while ((t instanceof ExecutionException || t instanceof CompletionException
+                || t instanceof InvocationTargetException || t instanceof UndeclaredThrowableException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String str(Map<String, Object> req, String key) {
+        Object v = req.get(key);
+        if (!(v instanceof String)) {
+            throw new IllegalArgumentException("'" + key + "' must be a string");
+        }
+        return (String) v;
+    }
+
+    private static String redissonVersion() {
+        try (InputStream in = Redisson.class.getResourceAsStream(
+                "/META-INF/maven/org.redisson/redisson/pom.properties")) {
+            if (in != null) {
+                Properties p = new Properties();
+                p.load(in);
+                String v = p.getProperty("version");
+                if (v != null) {
+                    return v;
+                }
+            }
+        } catch (Exception ignored) {
+            // fall back to the manifest
+        }
+        Package pkg = Redisson.class.getPackage();
+        return pkg == null ? null : pkg.getImplementationVersion();
+    }
+}
