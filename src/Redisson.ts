@@ -67,10 +67,14 @@ export class Redisson {
     } else {
       this.#connection = typeof redis === 'string' ? new Redis(redis) : new Redis(redis);
       this.#ownsConnection = true;
+      // Failures surface as rejected commands; without a listener ioredis would also print each one.
+      this.#connection.on('error', () => undefined);
     }
     defineScripts(this.#connection);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
-    this.#pubsub = new PublishSubscribe(this.#connection.duplicate({ keyPrefix: '', lazyConnect: true }), keyPrefix);
+    const subscriber = this.#connection.duplicate({ keyPrefix: '', lazyConnect: true });
+    subscriber.on('error', () => undefined);
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix);
     const connection: RedisConnection = this.#connection;
     this.#renewal = new LockRenewalScheduler(
       async (keys, fields) => (await evalScript(connection, 'lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],

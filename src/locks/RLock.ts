@@ -57,6 +57,7 @@ export class RLock {
    * @example await lock.lock(10, TimeUnit.SECONDS);
    */
   lock(options?: WaitOptions): Promise<void>;
+  lock(leaseTime: number, options?: WaitOptions): Promise<void>;
   lock(leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<void>;
   async lock(...args: unknown[]): Promise<void> {
     const { times, options } = parseTimes('lock', args, ['leaseTime']);
@@ -71,7 +72,9 @@ export class RLock {
    * @example await lock.tryLock(100, 10, TimeUnit.SECONDS); // wait ≤ 100 s, lease 10 s
    */
   tryLock(options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, options?: WaitOptions): Promise<boolean>;
   tryLock(waitTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, leaseTime: number, options?: WaitOptions): Promise<boolean>;
   tryLock(waitTime: number, leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
   async tryLock(...args: unknown[]): Promise<boolean> {
     const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
