@@ -130,7 +130,7 @@ async function withBuildLock<T>(version: string, fn: () => Promise<T>): Promise<
         rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for build lock ${lockDir}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for build lock ${lockDir}`, { cause: e });
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -340,9 +340,9 @@ export class JavaPeer {
       const fields: Record<string, unknown> = { address: options.address };
       if (options.lockWatchdogTimeout !== undefined) fields['lockWatchdogTimeout'] = options.lockWatchdogTimeout;
       const reply = await peer.request('connect', fields);
-      const result = reply.result as { clientId?: unknown; version?: unknown } | null;
-      peer.clientId = String(result?.clientId ?? '');
-      peer.redissonVersion = String(result?.version ?? '');
+      const result = reply.result as { clientId?: string; version?: string } | null;
+      peer.clientId = result?.clientId ?? '';
+      peer.redissonVersion = result?.version ?? '';
       return peer;
     } catch (e) {
       await peer.kill();
