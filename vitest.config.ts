@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 180_000,
     teardownTimeout: 30_000,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summaryReporter.ts'],
   },
 });

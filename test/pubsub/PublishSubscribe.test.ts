@@ -1,0 +1,97 @@
+/**
+ * The waiting engine's pub/sub layer against a real server: one SUBSCRIBE per channel shared by all local
+ * waiters, `0` wakes one waiter (FIFO), `1` wakes all, a wake-up that arrives before the wait is banked,
+ * and nothing outlives its waiter.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { PublishSubscribe, type Subscription } from '../../src/pubsub/PublishSubscribe.js';
+import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+
+let server: TestRedis;
+let clients: Clients;
+let raw: Redis;
+let pubsub: PublishSubscribe;
+
+beforeAll(async () => {
+  server = await startRedis();
+  clients = new Clients(server.url);
+  raw = clients.raw();
+  pubsub = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+});
+afterAll(async () => {
+  await pubsub.close();
+  await clients.closeAll();
+  await server.stop();
+});
+
+const numSub = async (channel: string): Promise<number> => Number(((await raw.pubsub('NUMSUB', channel)) as [string, number])[1]);
+
+function track(sub: Subscription, ms = -1): { done: boolean; promise: Promise<void> } {
+  const state = { done: false, promise: Promise.resolve() };
+  state.promise = sub.wait(ms).then(() => {
+    state.done = true;
+  });
+  return state;
+}
+
+it('shares one subscription per channel and unsubscribes when the last waiter leaves', async () => {
+  const channel = uniqueName('ch');
+  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, 5_000)));
+  expect(await numSub(channel)).toBe(1);
+  expect(pubsub.channelCount).toBe(1);
+  expect(pubsub.waiterCount).toBe(3);
+  subs[0]?.release();
+  subs[1]?.release();
+  expect(await numSub(channel)).toBe(1);
+  subs[2]?.release();
+  subs[2]?.release(); // idempotent
+  expect(pubsub.channelCount).toBe(0);
+  await eventually(async () => (await numSub(channel)) === 0, 5_000, 'unsubscribe');
+});
+
+it('message 0 wakes exactly one waiter, in FIFO order; message 1 wakes all', async () => {
+  const channel = uniqueName('ch');
+  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, 5_000)));
+  const waits = subs.map((s) => track(s));
+  await raw.publish(channel, '0');
+  await eventually(() => waits.some((w) => w.done), 5_000, 'one wake');
+  await sleep(100);
+  expect(waits.map((w) => w.done)).toEqual([true, false, false]);
+  await raw.publish(channel, '7'); // not a lock message: ignored
+  await sleep(100);
+  expect(waits.map((w) => w.done)).toEqual([true, false, false]);
+  await raw.publish(channel, '1');
+  await Promise.all(waits.map((w) => w.promise));
+  for (const s of subs) s.release();
+});
+
+it('banks a wake-up that arrives before the wait, and hands an unused one to the next waiter', async () => {
+  const channel = uniqueName('ch');
+  const first = await pubsub.subscribe(channel, 5_000);
+  const second = await pubsub.subscribe(channel, 5_000);
+  await raw.publish(channel, '0');
+  await sleep(100); // delivered while nobody waits: banked on the first waiter
+  await first.wait(-1); // returns at once
+  await raw.publish(channel, '0');
+  await sleep(100);
+  const pending = track(second);
+  await sleep(50);
+  expect(pending.done).toBe(false);
+  first.release(); // leaves with a banked wake-up: it goes to the second waiter
+  await pending.promise;
+  second.release();
+});
+
+it('times out a wait after its TTL and rejects on abort, leaving no timer behind', async () => {
+  const channel = uniqueName('ch');
+  const sub = await pubsub.subscribe(channel, 5_000);
+  await sub.wait(50); // resolves by timeout
+  const controller = new AbortController();
+  const pending = sub.wait(-1, controller.signal);
+  const reason = new Error('stop');
+  controller.abort(reason);
+  await expect(pending).rejects.toBe(reason);
+  sub.release();
+  expect(pubsub.waiterCount).toBe(0);
+});
