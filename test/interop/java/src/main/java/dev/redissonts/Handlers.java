@@ -19,6 +19,7 @@ public final class Handlers {
 
     static {
         CLASSES.put("lock", "dev.redissonts.handlers.LockHandler");
+        CLASSES.put("lockObject", "dev.redissonts.handlers.SameLockHandler");
         // CLASSES.put("fairLock", "dev.redissonts.handlers.FairLockHandler");
         // CLASSES.put("readLock", ...); CLASSES.put("writeLock", ...);
         // CLASSES.put("semaphore", ...); CLASSES.put("latch", ...); CLASSES.put("fencedLock", ...);
