@@ -2,7 +2,7 @@
  * What a primitive needs from its client. Internal: primitives are created by {@link Redisson} and talk
  * to Redis only through this.
  */
-import type { RedisConnection } from './commands.js';
+import type { CommandExecutor } from './commands.js';
 import type { ResolvedOptions } from './config.js';
 import type { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import type { LockRenewalScheduler, LostLock } from './renewal/LockRenewalScheduler.js';
@@ -11,7 +11,8 @@ export interface ClientContext {
   /** Random lowercase hyphenated UUID of this client (Redisson's `ServiceManager.id`). */
   readonly id: string;
   readonly options: ResolvedOptions;
-  readonly connection: RedisConnection;
+  /** Sends every command; never replays one whose reply was lost. */
+  readonly executor: CommandExecutor;
   readonly pubsub: PublishSubscribe;
   readonly renewal: LockRenewalScheduler;
   /** Throws `RedissonShutdownError` after shutdown. */

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createEmitter, type Emitter } from './emitter.js';
 import type { ClientContext } from './ClientContext.js';
-import { defineScripts, evalScript, type RedisConnection } from './commands.js';
+import { CommandExecutor } from './commands.js';
+import { closeConnection } from './connection.js';
 import { requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { RLock } from './locks/RLock.js';
@@ -49,6 +50,7 @@ export class Redisson {
   readonly #options: ResolvedOptions;
   readonly #connection: Redis;
   readonly #ownsConnection: boolean;
+  readonly #executor: CommandExecutor;
   readonly #pubsub: PublishSubscribe;
   readonly #renewal: LockRenewalScheduler;
   readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
@@ -60,24 +62,33 @@ export class Redisson {
 
   private constructor(options: ResolvedOptions) {
     this.#options = options;
+    // The command connection must not replay unanswered commands (see CommandExecutor): our own
+    // connections are made that way; an instance passed in that would replay is duplicated.
     const redis = options.redis;
-    if (redis instanceof Redis) {
+    if (redis instanceof Redis && redis.options.autoResendUnfulfilledCommands === false) {
       this.#connection = redis;
       this.#ownsConnection = false;
     } else {
-      this.#connection = typeof redis === 'string' ? new Redis(redis) : new Redis(redis);
+      const noReplay = { autoResendUnfulfilledCommands: false };
+      this.#connection =
+        redis instanceof Redis
+          ? redis.duplicate(noReplay)
+          : typeof redis === 'string'
+            ? new Redis(redis, noReplay)
+            : new Redis({ ...redis, ...noReplay });
       this.#ownsConnection = true;
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    defineScripts(this.#connection);
+    this.#executor = new CommandExecutor(this.#connection);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
-    const subscriber = this.#connection.duplicate({ keyPrefix: '', lazyConnect: true });
+    // Re-sending an unanswered (UN)SUBSCRIBE is harmless, and ioredis re-subscribes on reconnect.
+    const subscriber = this.#connection.duplicate({ keyPrefix: '', lazyConnect: true, autoResendUnfulfilledCommands: true });
     subscriber.on('error', () => undefined);
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix);
-    const connection: RedisConnection = this.#connection;
+    const executor = this.#executor;
     this.#renewal = new LockRenewalScheduler(
-      async (keys, fields) => (await evalScript(connection, 'lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],
+      async (keys, fields) => (await executor.eval('lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],
       Math.max(1, Math.trunc(options.lockWatchdogTimeout / 3)),
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),
@@ -86,7 +97,7 @@ export class Redisson {
     this.#context = {
       id: this.id,
       options,
-      connection,
+      executor,
       pubsub: this.#pubsub,
       renewal: this.#renewal,
       ensureOpen: () => this.#ensureOpen(),
@@ -118,7 +129,10 @@ export class Redisson {
     return this.#options;
   }
 
-  /** The command connection (an ioredis instance). */
+  /**
+   * The command connection (an ioredis instance): the one passed in, or — when that one would re-send
+   * unanswered commands after a reconnect — a duplicate of it with `autoResendUnfulfilledCommands: false`.
+   */
   get redis(): Redis {
     return this.#connection;
   }
@@ -175,15 +189,11 @@ export class Redisson {
     const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
     for (const abort of [...this.#waiters]) abort(reason);
     this.#waiters.clear();
-    await this.#renewal.stop();
+    // Neither a renewal in flight nor a Redis that is down may hold shutdown up.
+    this.#renewal.stop();
     await this.#pubsub.close();
-    if (this.#ownsConnection) {
-      try {
-        await this.#connection.quit();
-      } catch {
-        this.#connection.disconnect();
-      }
-    }
+    this.#executor.dispose();
+    if (this.#ownsConnection) await closeConnection(this.#connection, this.#options.timeout);
     this.#events.all.clear();
   }
 
@@ -199,3 +209,4 @@ export class Redisson {
     });
   }
 }
+

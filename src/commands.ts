@@ -1,9 +1,10 @@
 /**
  * The narrow command layer between the primitives and ioredis. Every Lua script in `lua/` is registered
  * once per connection with ioredis `defineCommand` (EVAL on first use per socket, EVALSHA after, with
- * NOSCRIPT fallback), and called through {@link evalScript}, the only place a script is invoked.
+ * NOSCRIPT fallback), and every command the primitives send goes through a {@link CommandExecutor}.
  */
 import type { Cluster, Redis } from 'ioredis';
+import { ConnectionLostError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
 
 /** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
@@ -42,4 +43,62 @@ export function evalScript(redis: RedisConnection, id: LuaScriptId, keys: readon
 function integerString(n: number): string {
   if (!Number.isSafeInteger(n)) throw new RangeError(`script argument must be a safe integer, got ${n}`);
   return String(n);
+}
+
+interface InFlight {
+  written: boolean;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Sends the primitives' commands on a connection created with `autoResendUnfulfilledCommands: false`, so a
+ * command whose reply was lost to a dropped socket is never replayed behind our back (Redisson sends its
+ * acquire scripts "no retry": `HINCRBY` must not count twice). ioredis 5 then drops such a command without
+ * settling it; this executor rejects it with {@link ConnectionLostError} instead, so nothing hangs.
+ * A command still in ioredis' offline queue (not yet written) is left to ioredis, which sends it on reconnect.
+ */
+export class CommandExecutor {
+  readonly #inflight = new Set<InFlight>();
+  readonly #onClose = (): void => {
+    for (const entry of this.#inflight) {
+      if (entry.written) {
+        this.#inflight.delete(entry);
+        entry.reject(new ConnectionLostError());
+      }
+    }
+  };
+  // On (re)connect ioredis writes its offline queue: from then on those commands are on the wire.
+  readonly #onReady = (): void => {
+    for (const entry of this.#inflight) entry.written = true;
+  };
+
+  constructor(readonly redis: RedisConnection) {
+    defineScripts(redis);
+    redis.on('close', this.#onClose);
+    redis.on('ready', this.#onReady);
+  }
+
+  /** Runs `send` on the connection, rejecting with `ConnectionLostError` if the socket drops after writing it. */
+  run<T>(send: (redis: RedisConnection) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const entry: InFlight = { written: this.redis.status === 'ready', reject };
+      this.#inflight.add(entry);
+      const settle = (): boolean => this.#inflight.delete(entry);
+      send(this.redis).then(
+        (value) => settle() && resolve(value),
+        (error: unknown) => settle() && reject(error as Error),
+      );
+    });
+  }
+
+  /** {@link evalScript} through {@link run}. */
+  eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.run((redis) => evalScript(redis, id, keys, args));
+  }
+
+  /** Stops watching the connection (on shutdown). */
+  dispose(): void {
+    this.redis.off('close', this.#onClose);
+    this.redis.off('ready', this.#onReady);
+  }
 }

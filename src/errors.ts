@@ -57,3 +57,14 @@ export class RedissonShutdownError extends RedissonError {
 
 /** A subscription or command did not complete in time; Redisson's `RedisTimeoutException`. */
 export class RedisTimeoutError extends RedissonError {}
+
+/**
+ * The connection closed after a command was written and before its reply arrived: Redis may or may not
+ * have run it. Commands are not re-sent blindly, because an acquire (`HINCRBY`) must not count twice;
+ * unlock is retried with the same request id, whose latch makes a second run harmless.
+ */
+export class ConnectionLostError extends RedissonError {
+  constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown') {
+    super(message);
+  }
+}

@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { evalScript } from '../commands.js';
 import { requireThreadId, unlockLatchTtl } from '../config.js';
-import { IllegalMonitorStateError, LockLostError } from '../errors.js';
+import { ConnectionLostError, IllegalMonitorStateError, LockLostError } from '../errors.js';
 import { lockChannelName, lockFieldName, unlockLatchName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/PublishSubscribe.js';
 import type { TimeUnit } from '../TimeUnit.js';
@@ -99,22 +98,27 @@ export class RLock {
     const field = lockFieldName(this.#ctx.id, threadId);
     const requestId = randomBytes(16).toString('hex');
     const latch = unlockLatchName(this.#rawName, requestId);
-    const { connection, pubsub, renewal, options: config } = this.#ctx;
+    const { executor, pubsub, renewal, options: config } = this.#ctx;
+    const keys = [this.#rawName, this.#channel, latch];
+    const args = [UNLOCK_MESSAGE, this.#internalLockLeaseTime, field, pubsub.publishCommand, unlockLatchTtl(config)];
     let result: unknown;
     try {
-      result = await evalScript(
-        connection,
-        'lock/unlockInner',
-        [this.#rawName, this.#channel, latch],
-        [UNLOCK_MESSAGE, this.#internalLockLeaseTime, field, pubsub.publishCommand, unlockLatchTtl(config)],
-      );
+      // As Redisson 3.52+: a retry reuses the request id, so its latch answers if the first run happened.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          result = await executor.eval('lock/unlockInner', keys, args);
+          break;
+        } catch (error) {
+          if (!(error instanceof ConnectionLostError) || attempt >= config.retryAttempts) throw error;
+        }
+      }
     } catch (error) {
       renewal.remove(this.#rawName, field);
       this.#internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     } finally {
       // Fire and forget, as Redisson: not a third awaited round trip.
-      connection.del(latch).catch(() => undefined);
+      executor.redis.del(latch).catch(() => undefined);
     }
     if (result !== null) {
       renewal.remove(this.#rawName, field);
@@ -142,7 +146,7 @@ export class RLock {
    */
   async forceUnlock(): Promise<boolean> {
     this.#ctx.ensureOpen();
-    const result = await evalScript(this.#ctx.connection, 'lock/forceUnlock', [this.#rawName, this.#channel], [
+    const result = await this.#ctx.executor.eval('lock/forceUnlock', [this.#rawName, this.#channel], [
       UNLOCK_MESSAGE,
       this.#ctx.pubsub.publishCommand,
     ]);
@@ -154,7 +158,7 @@ export class RLock {
   /** True when anyone holds the lock (`EXISTS N`, on the master). */
   async isLocked(): Promise<boolean> {
     this.#ctx.ensureOpen();
-    return (await this.#ctx.connection.exists(this.#rawName)) === 1;
+    return (await this.#ctx.executor.run((r) => r.exists(this.#rawName))) === 1;
   }
 
   /** True when the current owner (see README, "Thread identity") holds the lock. */
@@ -166,21 +170,23 @@ export class RLock {
   async isHeldByThread(threadId: number): Promise<boolean> {
     requireThreadId(threadId);
     this.#ctx.ensureOpen();
-    return (await this.#ctx.connection.hexists(this.#rawName, lockFieldName(this.#ctx.id, threadId))) === 1;
+    const field = lockFieldName(this.#ctx.id, threadId);
+    return (await this.#ctx.executor.run((r) => r.hexists(this.#rawName, field))) === 1;
   }
 
   /** The current owner's hold count; 0 when it does not hold the lock. */
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const threadId = this.#owner(parseOwnerOptions(options));
     this.#ctx.ensureOpen();
-    const count = await this.#ctx.connection.hget(this.#rawName, lockFieldName(this.#ctx.id, threadId));
+    const field = lockFieldName(this.#ctx.id, threadId);
+    const count = await this.#ctx.executor.run((r) => r.hget(this.#rawName, field));
     return count === null ? 0 : Number(count);
   }
 
   /** Remaining lease in ms: `-2` when not locked, `-1` when the key has no expiry (`PTTL N`). */
   async remainTimeToLive(): Promise<number> {
     this.#ctx.ensureOpen();
-    return this.#ctx.connection.pttl(this.#rawName);
+    return this.#ctx.executor.run((r) => r.pttl(this.#rawName));
   }
 
   #owner(options: OwnerOptions): number {
@@ -201,10 +207,12 @@ export class RLock {
 
   /** One run of the acquire script; `null` when acquired, else the holder's PTTL. */
   async #attempt(leaseMs: number, threadId: number): Promise<number | null> {
-    const { connection, options, renewal } = this.#ctx;
+    const { executor, renewal } = this.#ctx;
     const field = lockFieldName(this.#ctx.id, threadId);
-    const lease = leaseMs > 0 ? leaseMs : options.lockWatchdogTimeout;
-    const ttl = (await evalScript(connection, 'lock/tryLockInner', [this.#rawName], [lease, field])) as number | null;
+    // As Redisson: without a lease, the object's last lease time (initially lockWatchdogTimeout), so
+    // lock(60 s) then lock() on the same object keeps a 60 s TTL until the watchdog's first renewal.
+    const lease = leaseMs > 0 ? leaseMs : this.#internalLockLeaseTime;
+    const ttl = (await executor.eval('lock/tryLockInner', [this.#rawName], [lease, field])) as number | null;
     if (ttl === null) {
       if (leaseMs > 0) this.#internalLockLeaseTime = leaseMs;
       else renewal.add(this.#rawName, field, threadId);

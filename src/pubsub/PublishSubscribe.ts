@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { createEmitter } from '../emitter.js';
 import pDefer from 'p-defer';
 import { RedisTimeoutError, RedissonShutdownError } from '../errors.js';
+import { closeConnection } from '../connection.js';
 
 /** Redisson `LockPubSub.UNLOCK_MESSAGE`: wakes one waiter per process. */
 export const UNLOCK_MESSAGE = 0;
@@ -119,6 +120,7 @@ export class PublishSubscribe {
   constructor(
     private readonly subscriber: Redis,
     private readonly keyPrefix: string,
+    private readonly closeTimeoutMs = 3_000,
   ) {
     subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
     subscriber.on('ready', () => this.onReady());
@@ -186,11 +188,7 @@ export class PublishSubscribe {
     this.closed = true;
     this.messages.all.clear();
     this.entries.clear();
-    try {
-      await this.subscriber.quit();
-    } catch {
-      this.subscriber.disconnect();
-    }
+    await closeConnection(this.subscriber, this.closeTimeoutMs);
   }
 
   private unref(wire: string, entry: ChannelEntry): void {

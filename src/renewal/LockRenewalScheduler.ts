@@ -95,14 +95,13 @@ export class LockRenewalScheduler {
     return this.lost.delete(lostKey(rawName, field));
   }
 
-  /** Stops the timer and forgets every lock; waits for a renewal batch in flight. */
-  async stop(): Promise<void> {
+  /** Stops the timer and forgets every lock. A batch in flight finishes (or fails) on its own. */
+  stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.locks.clear();
     this.lost.clear();
-    await this.running;
   }
 
   private schedule(): void {
