@@ -6,6 +6,13 @@ export { RLock } from './locks/RLock.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
 export { TimeUnit } from './TimeUnit.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
-export { IllegalMonitorStateError, LockLostError, RedisTimeoutError, RedissonError, RedissonShutdownError } from './errors.js';
+export {
+  ConnectionLostError,
+  IllegalMonitorStateError,
+  LockLostError,
+  RedisTimeoutError,
+  RedissonError,
+  RedissonShutdownError,
+} from './errors.js';
 export { identityNameMapper, lockChannelName, prefixName, suffixName, unlockLatchName, type NameMapper } from './keys.js';
 export { READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE } from './pubsub/PublishSubscribe.js';
