@@ -3,7 +3,9 @@
  */
 import { intOption, parse } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';
-import { formatTable, toRow } from './demo/report.js';
+import { loadJava } from './demo/javaPeer.js';
+import { RLOCK_JAVA, rlockJavaStrategy } from './demo/javaStrategy.js';
+import { formatTable, toRow, type NotRun } from './demo/report.js';
 import { runDemo } from './demo/runDemo.js';
 import { DEFAULT_STRATEGIES, type Strategy } from './demo/strategies.js';
 import { createProgressLine } from './progress.js';
@@ -14,13 +16,17 @@ export const DEMO_HELP = `Usage: redisson-ts demo [options]
 Sells a stock of units to concurrent buyers spread over several processes, once per locking strategy,
 and prints what each strategy did: units sold, oversold, buyers stuck, lost locks, throughput, p99.
 
-Strategies: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')}
+Strategies: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')}, ${RLOCK_JAVA.id}
+  ${RLOCK_JAVA.id} puts half the buyers in a JVM running Java Redisson on the same lock. It needs java and
+  mvn and a source checkout (it uses test/interop/JavaPeer.ts, run with tsx as \`npm run demo\` does);
+  without them its row says why it did not run.
 
 Options:
   --stock N          units in stock (default 100)
   --buyers W         concurrent buyers (default 50)
   --processes P      OS processes the buyers are spread over (default 2, at least 2)
   --only IDS         run only these strategies, comma-separated (e.g. --only naive,rlock)
+  --no-java          leave out ${RLOCK_JAVA.id} (no JVM is started)
   --redis URL        Redis to use (default: $REDIS_URL, else a throwaway redis-server)
   --json             print the rows as a JSON array on stdout, no progress
   -h, --help         show this help
@@ -40,6 +46,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       only: { type: 'string' },
       redis: { type: 'string' },
       json: { type: 'boolean' },
+      'no-java': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: false,
@@ -52,7 +59,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   const buyers = intOption(values.buyers, 'buyers', 50, 2, 1_000);
   const processes = intOption(values.processes, 'processes', 2, 2, 16);
   if (processes > buyers) throw new UsageError(`--processes (${processes}) cannot exceed --buyers (${buyers})`);
-  const strategies = selectStrategies(values.only);
+  const { strategies, java: wantsJava } = selectStrategies(values.only, values['no-java'] ?? false);
   const json = values.json ?? false;
 
   const target = await openTarget(values.redis, io, true);
@@ -64,10 +71,23 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       io.stdout.write('Each purchase reads the stock and, if a unit is left, works a little and writes stock − 1.\n');
       io.stdout.write('A purchase of a unit that was already sold is "oversold"; a buyer that can never get the lock is "stuck".\n\n');
     }
+    const notRun: NotRun[] = [];
+    const toRun = [...strategies];
+    if (wantsJava) {
+      const java = await loadJava((text) => progress.update(`Java peer: ${text}`));
+      progress.clear();
+      if (java.ok) {
+        toRun.push(rlockJavaStrategy(java.java));
+      } else {
+        notRun.push({ ...RLOCK_JAVA, reason: java.reason, hint: 'Needs java and mvn on PATH and a source checkout run with tsx (npm run demo). --no-java omits it.' });
+        // No table with --json: say it once on stderr instead.
+        if (json) io.stderr.write(`redisson-ts demo: ${RLOCK_JAVA.id} not run: ${java.reason}\n`);
+      }
+    }
     const results = await runDemo({
       settings: { stock, buyers, processes, redisUrl: target.url, stuckAfterMs: STUCK_AFTER_MS },
       redis: target.redis,
-      strategies,
+      strategies: toRun,
       progress,
       onInterrupt: (cleanup) => io.onInterrupt(cleanup),
     });
@@ -75,7 +95,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       io.stdout.write(`${JSON.stringify(results.map(toRow), null, 2)}\n`);
     } else {
       const width = Math.min(110, Math.max(60, io.stdout.columns ?? 100));
-      io.stdout.write(`${formatTable(results, width)}\n`);
+      io.stdout.write(`${formatTable(results, width, notRun)}\n`);
     }
     return EXIT_OK;
   } finally {
@@ -83,12 +103,16 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   }
 }
 
-function selectStrategies(only: string | undefined): readonly Strategy[] {
-  if (only === undefined) return DEFAULT_STRATEGIES;
+/** The default strategies selected by `--only`, and whether strategy 7 (Java) is wanted too. */
+function selectStrategies(only: string | undefined, noJava: boolean): { strategies: readonly Strategy[]; java: boolean } {
+  if (only === undefined) return { strategies: DEFAULT_STRATEGIES, java: !noJava };
+  const known = [...DEFAULT_STRATEGIES.map((s) => s.id), RLOCK_JAVA.id];
   const ids = only.split(',').map((s) => s.trim()).filter(Boolean);
-  const unknown = ids.filter((id) => !DEFAULT_STRATEGIES.some((s) => s.id === id));
+  const unknown = ids.filter((id) => !known.includes(id));
   if (unknown.length > 0 || ids.length === 0) {
-    throw new UsageError(`--only: unknown strategy '${unknown.join(',') || only}' (known: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')})`);
+    throw new UsageError(`--only: unknown strategy '${unknown.join(',') || only}' (known: ${known.join(', ')})`);
   }
-  return DEFAULT_STRATEGIES.filter((s) => ids.includes(s.id));
+  const java = ids.includes(RLOCK_JAVA.id);
+  if (java && noJava) throw new UsageError(`--only ${RLOCK_JAVA.id} and --no-java contradict each other`);
+  return { strategies: DEFAULT_STRATEGIES.filter((s) => ids.includes(s.id)), java };
 }

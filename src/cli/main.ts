@@ -13,7 +13,8 @@ import { INSPECT_HELP, inspectCommand } from './inspectCommand.js';
 export const HELP = `Usage: redisson-ts <command> [options]
 
 Commands:
-  demo               the oversell story: six ways to guard a stock counter, measured live
+  demo               the oversell story: six ways to guard a stock counter, measured live, and a
+                     seventh with half the buyers in Java Redisson when java and mvn are there
                      (starts a throwaway redis-server unless --redis or REDIS_URL is given)
   inspect <name>     who holds a Redisson lock: owners, hold counts, TTL, waiting subscribers
   bench [args]       run the benchmarks (source checkout only)

@@ -1,13 +1,18 @@
 /**
  * `redisson-ts demo` with small numbers, run as a real process with its buyer processes: each strategy's
  * verdict is what the story claims, every number is measured, and the embedded Redis is removed at exit,
- * also on Ctrl-C.
+ * also on Ctrl-C. Strategy 7 (half the buyers in Java Redisson) runs when java and mvn are here; without
+ * them its test says why and passes, except under CI=true, where Java is required.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultRow } from '../../src/cli/demo/report.js';
+import { main } from '../../src/cli/main.js';
+import { javaAvailable } from '../interop/JavaPeer.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
-import { completion, runCli, spawnCli } from './cliHarness.js';
+import { completion, runCli, runMain, spawnCli } from './cliHarness.js';
+
+const java = javaAvailable();
 
 const STOCK = 20;
 const BUYERS = 6;
@@ -33,7 +38,9 @@ describe('demo --json against a given Redis', () => {
   beforeAll(async () => {
     redis = await startRedis();
     const run = await runCli(['demo', '--stock', String(STOCK), '--buyers', String(BUYERS), '--json', '--redis', redis.url]);
-    expect(run.stderr).toBe('');
+    // Without Java, one line says why strategy 7 did not run.
+    if (java.ok) expect(run.stderr).toBe('');
+    else expect(run.stderr).toMatch(/^redisson-ts demo: rlock-java not run: .+\n$/);
     expect(run.code).toBe(0);
     rows = JSON.parse(run.stdout) as ResultRow[];
   }, 120_000);
@@ -42,7 +49,7 @@ describe('demo --json against a given Redis', () => {
   });
 
   it('has one row per strategy, in order, with every field measured', () => {
-    expect(rows.map((r) => r.id)).toEqual(['naive', 'setnx', 'setnx-px', 'owner-checked', 'rlock', 'lua']);
+    expect(rows.map((r) => r.id)).toEqual(['naive', 'setnx', 'setnx-px', 'owner-checked', 'rlock', 'lua', ...(java.ok ? ['rlock-java'] : [])]);
     for (const r of rows) {
       expect(Object.keys(r).sort()).toEqual(['id', 'lostLocks', 'opsPerSec', 'oversold', 'p99Ms', 'sold', 'strategy', 'stuck', 'verdict']);
       expect(r.sold).toBeGreaterThan(0);
@@ -85,6 +92,15 @@ describe('demo --json against a given Redis', () => {
     expect(row('lua')).toMatchObject({ verdict: 'correct', sold: STOCK, oversold: 0, stuck: 0, lostLocks: 0 });
     expect(row('lua').opsPerSec).toBeGreaterThan(row('rlock').opsPerSec);
   });
+
+  it('7. RLock with half the buyers in Java Redisson on the same lock sells exactly the stock', () => {
+    if (!java.ok) {
+      if (process.env.CI === 'true') throw new Error(`CI=true: strategy 7 needs Java and Maven (${java.reason})`);
+      console.warn(`[demo] strategy 7 (rlock-java) not checked: Java/Maven not available – ${java.reason}`);
+      return;
+    }
+    expect(row('rlock-java')).toMatchObject({ strategy: 'RLock, half in Java Redisson', verdict: 'correct', sold: STOCK, oversold: 0, stuck: 0, lostLocks: 0 });
+  });
 });
 
 describe('demo on its embedded Redis', () => {
@@ -102,6 +118,21 @@ describe('demo on its embedded Redis', () => {
     // Not a terminal: plain progress lines, one per strategy at least.
     expect(run.stderr).toContain('[1/2] GET then SET: done in');
     expect(run.stderr).toContain('[2/2] Lua check-and-decrement: done in');
+  });
+
+  it('without Java, lists strategy 7 as not run, with the reason, and still exits 0', async () => {
+    const run = await runCli(['demo', '--stock', '10', '--buyers', '4', '--only', 'lua,rlock-java'], { JAVA_PEER_JAVA: '/nonexistent/java' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^6\. Lua check-and-decrement\s+10\s+0\s+0\s+0\s+\d+\s+[\d.]+\s+correct$/m);
+    expect(run.stdout).toMatch(/^7\. RLock, half in Java Redisson\s+not run \(\/nonexistent\/java -version failed: .+\)$/m);
+    expect(run.stdout).toMatch(/^ {4}Needs java and mvn[\s\S]*--no-java\s+omits\s+it\.$/m);
+    expect(run.stderr).toContain('[1/1] Lua check-and-decrement: done in');
+  });
+
+  it('--only rlock-java with --no-java is a usage error', async () => {
+    const run = await runMain(main, ['demo', '--only', 'rlock-java', '--no-java']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--only rlock-java and --no-java contradict each other');
   });
 
   it('on Ctrl-C (SIGINT) stops its buyers and redis-server and exits 130', async () => {

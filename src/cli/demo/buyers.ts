@@ -1,7 +1,8 @@
 /**
  * The buyer side of each strategy: how one buyer buys one unit. Runs inside a buyer process
- * (`buyerWorker.ts`). Every implementation reads the stock, returns `null` when it is sold out, and
- * otherwise returns the unit it sold: the stock value it read, so the demo can spot a unit sold twice.
+ * (`buyerWorker.ts`; the Java Redisson buyers of strategy 7 are in `javaBuyerProcess.ts`). Every
+ * implementation reads the stock, returns `null` when it is sold out, and otherwise returns the unit it
+ * sold: the stock value it read, so the demo can spot a unit sold twice.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +19,8 @@ export class StoppedError extends Error {
 
 /** What one buyer sees of its process. */
 export interface Buyer {
+  /** This buyer's number in its process, from 0. */
+  readonly index: number;
   readonly spec: BuyerSpec;
   /** The process's command connection (ioredis pipelines the buyers' commands on it). */
   readonly redis: Redis;
@@ -48,7 +51,7 @@ async function readStock(redis: Redis, key: string): Promise<number> {
 }
 
 /** Read, work, write: the critical section every lock strategy protects. */
-async function sellOne(b: Buyer): Promise<number | null> {
+export async function sellOne(b: Buyer): Promise<number | null> {
   const stock = await readStock(b.redis, b.spec.stockKey);
   if (stock <= 0) return null;
   await b.work();

@@ -56,14 +56,22 @@ export function explanation(r: StrategyResult): string {
   return `This run did not show what this strategy is here to show (${VERDICT_LABEL[r.strategy.expected]}); it measured ${VERDICT_LABEL[verdict]}: ${r.sold} sold of ${r.stock}, ${r.oversold} oversold, ${r.stuck} stuck. Timing-dependent failures need enough concurrent buyers: try more --buyers.`;
 }
 
-/** The table plus explanations, as printed by `demo`. */
-export function formatTable(results: readonly StrategyResult[], width = 100): string {
+/** A strategy that was selected but could not run (strategy 7 without Java, say). */
+export interface NotRun {
+  readonly title: string;
+  readonly reason: string;
+  /** What would make it run, printed under the row. */
+  readonly hint: string;
+}
+
+/** The table plus explanations, as printed by `demo`; strategies that could not run come last. */
+export function formatTable(results: readonly StrategyResult[], width = 100, notRun: readonly NotRun[] = []): string {
   const header = ['strategy', 'sold', 'oversold', 'stuck', 'lost locks', 'ops/s', 'p99 ms', 'verdict'];
   const rows = results.map((r) => {
     const row = toRow(r);
     return [r.strategy.title, String(row.sold), String(row.oversold), String(row.stuck), String(row.lostLocks), String(row.opsPerSec), row.p99Ms.toFixed(1), VERDICT_LABEL[row.verdict]];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length), ...(i === 0 ? notRun.map((n) => n.title.length) : [])));
   const fmt = (cells: string[]): string =>
     cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [fmt(header), widths.map((w) => '─'.repeat(w)).join('  ')];
@@ -71,5 +79,9 @@ export function formatTable(results: readonly StrategyResult[], width = 100): st
     out.push(fmt(rows[i] ?? []));
     out.push(wrap(explanation(r), width, '    '), '');
   });
+  for (const n of notRun) {
+    out.push(`${n.title.padEnd(widths[0] ?? 0)}  not run (${n.reason})`);
+    out.push(wrap(n.hint, width, '    '), '');
+  }
   return out.join('\n').trimEnd();
 }

@@ -31,6 +31,7 @@ export async function runDemo(options: RunDemoOptions): Promise<StrategyResult[]
         const oversold = p.oversold > 0 ? `  oversold ${p.oversold}` : '';
         progress.update(`${label}  sold ${p.sold}/${settings.stock}${oversold}  ${(p.elapsedMs / 1000).toFixed(1)} s`);
       },
+      onStatus: (text) => progress.update(`${label}: ${text}`),
       ...(options.onInterrupt ? { onInterrupt: options.onInterrupt } : {}),
     });
     progress.clear();

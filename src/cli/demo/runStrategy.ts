@@ -21,6 +21,8 @@ export interface Progress {
 export interface RunHooks {
   /** Called about every 100 ms while the strategy runs. */
   onProgress?(progress: Progress): void;
+  /** What a slow start is doing, before the buyers run (e.g. `starting a JVM…`). */
+  onStatus?(text: string): void;
   /** Registers cleanup for an interrupt (Ctrl-C); returns a function that unregisters it. */
   onInterrupt?(cleanup: () => void): () => void;
 }
@@ -82,7 +84,13 @@ export async function runStrategy(strategy: Strategy, settings: DemoSettings, re
   await redis.del(lockKey);
   await redis.set(stockKey, settings.stock);
   const spec: BuyerSpec = { strategy: strategy.buyer, redisUrl: settings.redisUrl, stockKey, lockKey, buyers: settings.buyers, ...strategy.tuning };
-  const participants = (strategy.participants ?? nodeParticipants)(settings, spec);
+  let participants: Participant[];
+  try {
+    participants = await (strategy.participants ?? nodeParticipants)(settings, spec, (text) => hooks.onStatus?.(text));
+  } catch (error) {
+    await redis.del(stockKey, lockKey);
+    throw error;
+  }
   const processes = participants.map((p) => p.process);
   const unregister = hooks.onInterrupt?.(() => processes.forEach((p) => p.kill()));
   let ok = false;
@@ -93,7 +101,7 @@ export async function runStrategy(strategy: Strategy, settings: DemoSettings, re
   } finally {
     const allExited = Promise.all(processes.map((p) => p.exited));
     // After a normal end the buyers are closing their connections: give them a moment before SIGKILL.
-    if (ok) await Promise.race([allExited, sleep(2_000)]);
+    if (ok) await Promise.race([allExited, sleep(2_000, undefined, { ref: false })]);
     for (const p of processes) p.kill();
     await allExited;
     unregister?.();
@@ -111,6 +119,7 @@ async function supervise(
 ): Promise<StrategyResult> {
   const processes = participants.map((p) => p.process);
   const salesPerUnit = new Map<number, number>();
+  const soldBy = new Map<BuyerProcess, number>();
   const latencies: number[] = [];
   let lostLocks = 0;
   let stuck = 0;
@@ -166,6 +175,7 @@ async function supervise(
           break;
         case 'sale': {
           salesPerUnit.set(m.unit, (salesPerUnit.get(m.unit) ?? 0) + 1);
+          soldBy.set(proc, (soldBy.get(proc) ?? 0) + 1);
           latencies.push(m.ms);
           lastProgress = performance.now();
           // A sale that completed before the kill may be reported after it: compare completion times.
@@ -249,6 +259,7 @@ async function supervise(
     stuck,
     lostLocks,
     stockLeft: Number((await redis.get(stockKey)) ?? 0),
+    soldBy: participants.map((p) => ({ label: p.process.label, buyers: p.spec.buyers, sold: soldBy.get(p.process) ?? 0 })),
     elapsedMs,
     opsPerSec: elapsedMs > 0 ? sold / (elapsedMs / 1000) : 0,
     p99Ms: percentile(latencies, 0.99),

@@ -1,8 +1,8 @@
 /**
  * The demo's strategies, parent side: what each one is called, how its buyers are tuned, which failure the
  * demo injects, and how its outcome is explained. The list is data: a strategy that needs other buyer
- * processes (Java Redisson on the same lock, say) supplies `participants`, and callers pass their own list
- * to `runDemo`.
+ * processes (Java Redisson on the same lock: `javaStrategy.ts`) supplies `participants`, and callers pass
+ * their own list to `runDemo`.
  */
 import type { BuyerProcess, BuyerSpec, Injection } from './protocol.js';
 
@@ -57,6 +57,8 @@ export interface StrategyResult {
   readonly elapsedMs: number;
   readonly opsPerSec: number;
   readonly p99Ms: number;
+  /** Purchases per buyer process, in the order of the participants. */
+  readonly soldBy: readonly { readonly label: string; readonly buyers: number; readonly sold: number }[];
   /** The killed process, when a crash was injected. */
   readonly crash?: {
     readonly pid: number | undefined;
@@ -94,22 +96,22 @@ export interface Strategy {
   /**
    * Starts this strategy's buyer processes, each with its own spec (`spec.buyers` is the total to share
    * out). Default: `settings.processes` forked Node workers (`nodeParticipants`). The first participant is
-   * the one a `crash` kills.
+   * the one a `crash` kills. `status` shows what a slow start is doing (starting a JVM, say).
    */
-  readonly participants?: (settings: DemoSettings, spec: BuyerSpec) => Participant[];
+  readonly participants?: (settings: DemoSettings, spec: BuyerSpec, status: (text: string) => void) => Participant[] | Promise<Participant[]>;
   /** One paragraph on what happened, from the measured numbers. */
   explain(r: StrategyResult): string;
 }
 
-const WORK_MS = 3;
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+export const WORK_MS = 3;
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 function oversoldSentence(r: StrategyResult): string {
   return `${r.sold} purchases went through for ${r.stock} units: ${plural(r.oversold, 'sale')} of a unit that was already gone, one unit sold ${r.maxSalesOfOneUnit} times.`;
 }
 
-/** The six strategies every run shows, in order. */
+/** The six strategies every run shows, in order (strategy 7, with Java Redisson, is in javaStrategy.ts). */
 export const DEFAULT_STRATEGIES: readonly Strategy[] = [
   {
     id: 'naive',
