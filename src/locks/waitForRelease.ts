@@ -33,6 +33,11 @@ export async function waitForRelease(p: WaitParams): Promise<boolean> {
   const unlimited = p.waitMs < 0;
   const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
 
+  // Fast path: an uncontended lock costs one attempt and none of the waiting machinery below.
+  let ttl = await guardedAttempt(p, signal);
+  if (ttl === null) return true;
+  if (remaining() <= 0) return false;
+
   // One local controller joins the caller's signal and the client's shutdown.
   const local = new AbortController();
   const forward = (): void => local.abort(signal?.reason);
@@ -40,10 +45,6 @@ export async function waitForRelease(p: WaitParams): Promise<boolean> {
   const untrack = ctx.trackWaiter((reason) => local.abort(reason));
   let sub: Subscription | null = null;
   try {
-    let ttl = await guardedAttempt(p, local.signal);
-    if (ttl === null) return true;
-    if (remaining() <= 0) return false;
-
     const subscribeBudget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
     try {
       sub = await ctx.pubsub.subscribe(p.channel, subscribeBudget, local.signal);
@@ -69,10 +70,10 @@ export async function waitForRelease(p: WaitParams): Promise<boolean> {
   }
 }
 
-async function guardedAttempt(p: WaitParams, abort: AbortSignal): Promise<number | null> {
-  abort.throwIfAborted();
+async function guardedAttempt(p: WaitParams, abort: AbortSignal | undefined): Promise<number | null> {
+  abort?.throwIfAborted();
   const ttl = await p.attempt();
-  if (abort.aborted) {
+  if (abort?.aborted) {
     // Aborted while the attempt was in flight: an acquisition that still happened must not leak.
     if (ttl === null) await p.undo().catch(() => undefined);
     abort.throwIfAborted();

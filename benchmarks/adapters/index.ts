@@ -1,0 +1,17 @@
+/** Every implementation by name. */
+import { javaRedisson } from './javaRedisson.js';
+import { nodeRedisson } from './nodeRedisson.js';
+import { redisSemaphore } from './redisSemaphore.js';
+import { redissonTs } from './redissonTs.js';
+import { redlock } from './redlock.js';
+import type { Implementation, ImplName } from './types.js';
+
+export const IMPLEMENTATION_BY_NAME: Readonly<Record<ImplName, Implementation>> = {
+  'redisson-ts': redissonTs,
+  'node-redisson': nodeRedisson,
+  'redis-semaphore': redisSemaphore,
+  redlock,
+  'java-redisson': javaRedisson,
+};
+
+export { IMPLEMENTATIONS, type ImplName, type Implementation, type LockClient, type LockHandle } from './types.js';

@@ -1,0 +1,48 @@
+/**
+ * The tiny interface every implementation is driven through, so that each scenario is written once.
+ * A handle is one lock owner (Redisson's "thread"): acquire waits as long as it takes, release gives up
+ * the one hold it took.
+ */
+
+/** Implementations, in the order tables list them. */
+export const IMPLEMENTATIONS = ['redisson-ts', 'node-redisson', 'redis-semaphore', 'redlock', 'java-redisson'] as const;
+export type ImplName = (typeof IMPLEMENTATIONS)[number];
+
+export interface OpenOptions {
+  readonly url: string;
+  /**
+   * Lease (ms) that a background renewer keeps extending while a lock is held: Redisson's
+   * `lockWatchdogTimeout`, redis-semaphore's `lockTimeout`, redlock's `using()` duration.
+   * Undefined: the implementation's documented default.
+   */
+  readonly watchdogMs?: number | undefined;
+}
+
+export interface LockHandle {
+  acquire(): Promise<void>;
+  release(): Promise<void>;
+}
+
+export interface LockClient {
+  /**
+   * A new owner of lock `name`. `owner` groups handles that may share one identity where an identity is
+   * costly (Java: one JVM thread per owner); other adapters ignore it.
+   */
+  handle(name: string, owner?: string): LockHandle;
+  /**
+   * One no-op round trip through the transport in front of the locks, where there is one (Java: a JSON
+   * `ping` over the peer's stdin/stdout), so reports can show what that hop adds to each call.
+   */
+  transportPing?(): Promise<void>;
+  /** Closes every connection this client opened. */
+  close(): Promise<void>;
+}
+
+export interface Implementation {
+  readonly name: ImplName;
+  /** Package and version as measured, e.g. `redlock@5.0.0-beta.2`. */
+  version(): string;
+  /** Settings used, in words, for the report. */
+  readonly settings: string;
+  open(options: OpenOptions): Promise<LockClient>;
+}

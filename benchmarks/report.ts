@@ -1,0 +1,275 @@
+/**
+ * Output of a run: a markdown report (also printed), the JSON it was made from, and an SVG chart of
+ * handoff latency per implementation on a log scale, drawn by hand (no chart dependency).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
+import type { Environment } from './env.js';
+import type { ContentionResult } from './scenarios/contention.js';
+import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
+import type { ManyLocksResult } from './scenarios/manyLocks.js';
+import type { ManyWaitersResult } from './scenarios/manyWaiters.js';
+import type { UncontendedResult } from './scenarios/uncontended.js';
+import { evaluateTargets, type TargetCheck } from './targets.js';
+
+export interface BenchResults {
+  readonly env: Environment;
+  readonly quick: boolean;
+  readonly skipped: Partial<Record<ImplName, string>>;
+  readonly failures: string[];
+  uncontended?: UncontendedResult;
+  handoff?: HandoffResult;
+  contention?: ContentionResult;
+  manyLocks?: ManyLocksResult;
+  manyWaiters?: ManyWaitersResult;
+  /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
+  readonly notMeasured: Record<string, Partial<Record<ImplName, string>>>;
+}
+
+const us = (x: number | undefined): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x >= 10_000 ? `${(x / 1000).toFixed(1)} ms` : `${Math.round(x)} µs`);
+const ratio = (x: number, ping: number): string => (Number.isFinite(x / ping) ? `${(x / ping).toFixed(2)}×` : 'n/a');
+const num = (x: number, digits = 0): string => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a');
+const mb = (bytes: number | null): string => (bytes === null ? 'n/a (JVM)' : `${(bytes / 2 ** 20).toFixed(1)} MB`);
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+function notRun(res: BenchResults, scenario: string, columns: number): string[][] {
+  const rows: string[][] = [];
+  for (const impl of IMPLEMENTATIONS) {
+    const why = res.skipped[impl] ?? res.notMeasured[scenario]?.[impl];
+    if (why) rows.push([impl, `not measured (${why})`, ...Array<string>(columns - 2).fill('')]);
+  }
+  return rows;
+}
+
+export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evaluateTargets(res)): string {
+  const e = res.env;
+  const ping = res.uncontended?.ping.p50 ?? NaN;
+  const out: string[] = [];
+  out.push(`## Lock benchmark (${res.quick ? 'quick' : 'full'} run)`);
+  out.push('');
+  out.push(`\`${e.command}\` on ${e.date}: ${e.cpu}, ${e.cores} cores, ${e.memoryGiB} GiB, ${e.os}; Node ${e.node}; Redis ${e.redis} (${e.redisSource}); Java ${e.java}. Load average (1 min) at start ${e.loadAverage.start}, at end ${e.loadAverage.end ?? 'n/a'} on ${e.cores} cores.`);
+  out.push('');
+  out.push(`Versions: ${Object.entries(e.libraries).map(([k, v]) => `${k} \`${v}\``).join(', ')}.`);
+  out.push('');
+  out.push('Times are µs unless marked; "× PING" is the ratio to raw PING p50 on the same kind of connection.');
+  out.push('');
+
+  if (res.uncontended || res.handoff) {
+    out.push('### Latency: uncontended lock+unlock pair, and handoff between processes');
+    out.push('');
+    const rows: string[][] = [];
+    if (res.uncontended) {
+      const u = res.uncontended;
+      rows.push(['raw PING', us(u.ping.p50), us(u.ping.p99), '1.00×', '0', '1', '', '', '', '', '', '']);
+      rows.push(['raw EVALSHA `return 1`', us(u.evalsha.p50), us(u.evalsha.p99), ratio(u.evalsha.p50, ping), '1', '1', '', '', '', '', '', '']);
+    }
+    if (res.handoff) {
+      const { relay, idlePing } = res.handoff;
+      rows.push(['raw PING after 10 ms idle', us(idlePing.p50), us(idlePing.p99), ratio(idlePing.p50, ping), '0', '1', '', '', '', '', '', '1.00×']);
+      rows.push(['raw PUBLISH → other process', '', '', '', '', '', us(relay.p50), us(relay.p99), us(relay.max), String(relay.n), ratio(relay.p50, ping), ratio(relay.p50, idlePing.p50)]);
+    }
+    for (const impl of IMPLEMENTATIONS) {
+      const p = res.uncontended?.rows[impl];
+      const h = res.handoff?.rows[impl];
+      if (!p && !h) continue;
+      const name = p?.transport ? `${impl} ¹` : impl;
+      rows.push([
+        name,
+        us(p?.pair.p50),
+        us(p?.pair.p99),
+        p ? ratio(p.pair.p50, ping) : 'n/a',
+        p ? num(p.scriptsPerPair, 2) : 'n/a',
+        p ? num(p.commandsPerPair, 2) : 'n/a',
+        us(h?.p50),
+        us(h?.p99),
+        us(h?.max),
+        h ? (h.timeouts ? `${h.n} (**${h.timeouts} not woken** ²)` : String(h.n)) : 'n/a',
+        h ? ratio(h.p50, ping) : 'n/a',
+        h && res.handoff ? ratio(h.p50, res.handoff.idlePing.p50) : 'n/a',
+      ]);
+    }
+    rows.push(...notRun(res, 'latency', 12));
+    out.push(table(['implementation', 'pair p50', 'pair p99', 'pair × PING', 'scripts/pair', 'commands/pair', 'handoff p50', 'handoff p99', 'handoff max', 'n', 'handoff × PING', 'handoff × idle PING'], rows));
+    out.push(
+      '',
+      'A handoff wakes processes that were idle (the holder, Redis, the waiter), a hot PING loop does not; "idle PING" is a PING sent after the same 10 ms of idleness, and "PUBLISH → other process" the bare notification hop any pub/sub wake-up pays.',
+    );
+    const java = res.uncontended?.rows['java-redisson']?.transport;
+    if (java) {
+      out.push('');
+      out.push(`¹ Java rows are driven through the interop peer: each lock call crosses a JSON stdin/stdout pipe to the JVM and back (a no-op \`ping\` over it: p50 ${us(java.p50)}, p99 ${us(java.p99)}). A pair pays it twice, a handoff once each way.`);
+    }
+    if (IMPLEMENTATIONS.some((i) => res.handoff?.rows[i]?.timeouts)) {
+      out.push('', '² a waiter not woken within the sample timeout (a lost wake-up: it would have waited out the lease); counted at the timeout, a lower bound.');
+    }
+    if (res.handoff) out.push('', `Handoff clock: host-wide monotonic clock; worst disagreement with the parent's send/receive window in the check: ${res.handoff.clockCheckUs.toFixed(1)} µs.`);
+    out.push('');
+  }
+
+  if (res.contention) {
+    out.push('### Contention: W owners over 2 processes, read-modify-write under one lock');
+    out.push('');
+    const rows: string[][] = [];
+    for (const impl of IMPLEMENTATIONS) {
+      for (const r of res.contention[impl] ?? []) {
+        rows.push([
+          impl,
+          String(r.workers),
+          num(r.opsPerSec),
+          ratio(1e6 / r.opsPerSec, ping),
+          `${r.minOps} / ${r.maxOps}`,
+          num(r.scriptsPerOp, 2),
+          num(r.subscribesPerOp, 2),
+          r.stuck ? `${r.late} / **${r.stuck} stuck**` : String(r.late),
+          r.exact ? 'exact' : `WRONG (${r.counter} ≠ ${r.ops + r.late})`,
+          r.errors.length ? r.errors[0]?.split('\n')[0] ?? '' : '',
+        ]);
+      }
+    }
+    rows.push(...notRun(res, 'contention', 10));
+    out.push(table(['implementation', 'W', 'ops/s', 'µs per op × PING', 'per-owner ops min / max', 'scripts/op', '(un)subscribes/op', 'late / stuck', 'counter', 'errors'], rows));
+    out.push(
+      '',
+      '"late": ops blocked at the deadline that finished after it (in the counter check, not in ops/s); "stuck": owners still blocked after a grace period, abandoned (they release without touching the counter).',
+    );
+    out.push('');
+  }
+
+  if (res.manyLocks) {
+    out.push('### Many locks: 10 000 held at once, watchdog lease 3 s');
+    out.push('');
+    const rows: string[][] = [];
+    for (const impl of IMPLEMENTATIONS) {
+      const r = res.manyLocks[impl];
+      if (!r) continue;
+      rows.push([
+        impl,
+        `${num(r.acquireMs)} ms (${ratio((r.acquireMs * 1000) / r.locks, ping)})`,
+        `${r.periodMs} ms (${num(r.passes, 2)} in ${num(r.windowMs / 1000, 1)} s)`,
+        num(r.scriptsPerPeriod, 1),
+        num(r.scriptsPer100Locks, 2),
+        num(r.commandsPerPeriod, 0),
+        mb(r.heapBytes),
+        r.heapBytes === null ? 'n/a' : num(r.heapBytes / r.locks, 0),
+        String(r.connections),
+      ]);
+    }
+    rows.push(...notRun(res, 'many locks', 9));
+    out.push(table(['implementation', 'acquire all (µs per lock × PING)', 'renewal period (passes seen)', 'scripts/period', 'scripts/period per 100 locks', 'commands/period', 'heap', 'bytes/lock', 'connections'], rows));
+    out.push('');
+  }
+
+  if (res.manyWaiters) {
+    out.push('### Many waiters: 10 000 waiters on 1 000 locks in one process');
+    out.push('');
+    const rows: string[][] = [];
+    for (const impl of IMPLEMENTATIONS) {
+      const r = res.manyWaiters[impl];
+      if (!r) continue;
+      rows.push([
+        impl,
+        String(r.connections),
+        String(r.subscriberConnections),
+        num(r.subscriptions),
+        `${mb(r.heapBytes)} (${num(r.heapBytes / r.waiters)} B/waiter)`,
+        r.finished ? `yes, ${num(r.drainMs)} ms (${ratio((r.drainMs * 1000) / (r.waiters / r.locks), ping)})` : `NO (${num(r.drainMs)} ms timeout)`,
+        r.errors ? `${r.errors}: ${r.firstError ?? ''}` : '0',
+        String(r.timersLeft),
+        String(r.subscriptionsLeft),
+        mb(r.heapLeftBytes),
+      ]);
+    }
+    rows.push(...notRun(res, 'many waiters', 10));
+    out.push(table(['implementation', 'connections', 'subscriber conns', 'channel subs', 'heap while waiting', 'all acquired (per handoff × PING)', 'errors', 'timers left', 'subs left', 'heap left'], rows));
+    out.push('');
+  }
+
+  out.push('### Targets (ratios from this run)');
+  out.push('');
+  out.push(table(['target', 'measured', 'status'], targets.map((t) => [t.target, t.measured, t.met === null ? 'not evaluated' : t.met ? 'met' : '**missed**'])));
+  if (res.failures.length) out.push('', 'Failures:', ...res.failures.map((f) => `- ${f.split('\n')[0] ?? ''}`));
+  out.push('');
+  out.push('Settings per implementation:', '');
+  for (const [impl, s] of Object.entries(e.settings)) out.push(`- ${impl}: ${s}`);
+  out.push('');
+  return out.join('\n');
+}
+
+// ------------------------------------------------------------------------------------------- SVG
+
+const COLORS: Record<ImplName, string> = {
+  'redisson-ts': '#d62728',
+  'node-redisson': '#9467bd',
+  'redis-semaphore': '#1f77b4',
+  redlock: '#2ca02c',
+  'java-redisson': '#ff7f0e',
+};
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+/** Handoff latency per implementation: every sample as a dot, p50 and p99 as ticks, on a log-µs axis. */
+export function renderSvg(res: BenchResults): string {
+  const relay = res.handoff?.relay;
+  const series: { name: string; color: string; row: HandoffRow }[] = IMPLEMENTATIONS.flatMap((i) => {
+    const row = res.handoff?.rows[i];
+    return row ? [{ name: i, color: COLORS[i], row }] : [];
+  });
+  if (relay) series.push({ name: 'raw PUBLISH relay', color: '#7f7f7f', row: relay });
+  const rows = series;
+  const width = 820;
+  const left = 150;
+  const right = 30;
+  const top = 66;
+  const rowH = 46;
+  const height = top + rows.length * rowH + 62;
+  const all = rows.flatMap((s) => s.row.samples).filter((x) => x > 0);
+  const ping = res.uncontended?.ping.p50;
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...all, ping ?? Infinity, 100)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...all, 1000)));
+  const x = (v: number): number => left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (width - left - right);
+  const label = (v: number): string => (v >= 1e6 ? `${v / 1e6} s` : v >= 1e3 ? `${v / 1e3} ms` : `${v} µs`);
+  const parts: string[] = [];
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`);
+  parts.push(`<rect width="100%" height="100%" fill="#fff"/>`);
+  parts.push(`<text x="${left}" y="20" font-size="14" font-weight="bold">Lock handoff latency between two processes (log scale)</text>`);
+  parts.push(`<text x="${left}" y="34" fill="#555">release() call → waiter's acquire resolving. Dots: samples; thick tick: p50; thin tick: p99.</text>`);
+  parts.push(`<text x="${left}" y="${height - 6}" fill="#555" font-size="11">${esc(res.env.command)} · ${esc(res.env.cpu)}, ${res.env.cores} cores · Node ${res.env.node} · Redis ${res.env.redis} · ${res.env.date.slice(0, 10)}</text>`);
+  for (let v = lo; v <= hi; v *= 10) {
+    parts.push(`<line x1="${x(v).toFixed(1)}" y1="${top - 5}" x2="${x(v).toFixed(1)}" y2="${top + rows.length * rowH}" stroke="#ddd"/>`);
+    parts.push(`<text x="${x(v).toFixed(1)}" y="${top + rows.length * rowH + 16}" text-anchor="middle" fill="#333">${label(v)}</text>`);
+  }
+  if (ping !== undefined && Number.isFinite(ping)) {
+    parts.push(`<line x1="${x(ping).toFixed(1)}" y1="${top - 5}" x2="${x(ping).toFixed(1)}" y2="${top + rows.length * rowH}" stroke="#888" stroke-dasharray="4 3"/>`);
+    parts.push(`<text x="${(x(ping) + 4).toFixed(1)}" y="${top - 8}" fill="#888">raw PING p50 ${us(ping)}</text>`);
+  }
+  rows.forEach(({ name, color, row: r }, i) => {
+    const cy = top + i * rowH + rowH / 2;
+    parts.push(`<text x="${left - 10}" y="${cy + 4}" text-anchor="end">${esc(name)}</text>`);
+    r.samples.forEach((s, j) => {
+      const jitter = ((j * 7919) % 17) - 8;
+      parts.push(`<circle cx="${x(s).toFixed(1)}" cy="${(cy + jitter).toFixed(1)}" r="2" fill="${color}" fill-opacity="0.35"/>`);
+    });
+    parts.push(`<line x1="${x(r.p50).toFixed(1)}" y1="${cy - 14}" x2="${x(r.p50).toFixed(1)}" y2="${cy + 14}" stroke="${color}" stroke-width="4"/>`);
+    parts.push(`<line x1="${x(r.p99).toFixed(1)}" y1="${cy - 10}" x2="${x(r.p99).toFixed(1)}" y2="${cy + 10}" stroke="${color}" stroke-width="1.5"/>`);
+    parts.push(`<text x="${(x(r.p50) + 6).toFixed(1)}" y="${cy - 8}" fill="${color}">${us(r.p50)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** Writes `<prefix>.md`, `<prefix>.json` and `<prefix>-handoff.svg` into `dir`; returns the paths. */
+export function writeReport(res: BenchResults, dir: string, prefix: string): { markdown: string; files: string[] } {
+  mkdirSync(dir, { recursive: true });
+  const targets = evaluateTargets(res);
+  const markdown = renderMarkdown(res, targets);
+  const files = [join(dir, `${prefix}.md`), join(dir, `${prefix}.json`), join(dir, `${prefix}-handoff.svg`)];
+  writeFileSync(files[0] as string, markdown);
+  writeFileSync(files[1] as string, `${JSON.stringify({ ...res, targets }, null, 2)}\n`);
+  writeFileSync(files[2] as string, `${renderSvg(res)}\n`);
+  return { markdown, files };
+}

@@ -1,0 +1,144 @@
+/**
+ * `npm run bench [-- --quick] [--out DIR] [--only a,b] [--scenarios a,b] [--java]`: lock latency and throughput of redisson-ts
+ * against a raw round trip, the peer libraries and Java Redisson. Starts its own redis-server unless
+ * REDIS_URL is set; writes a markdown report (also printed), JSON and an SVG chart to DIR
+ * (default benchmarks/results/). See benchmarks/README.md.
+ */
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { RedisServerProcess } from '../src/cli/RedisServerProcess.js';
+import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
+import { javaUnavailableReason } from './adapters/javaRedisson.js';
+import type { BenchContext } from './context.js';
+import { describeEnvironment } from './env.js';
+import { Progress } from './progress.js';
+import { writeReport, type BenchResults } from './report.js';
+import { WorkerProcess } from './rpc.js';
+import { runContention } from './scenarios/contention.js';
+import { runHandoff } from './scenarios/handoff.js';
+import { runManyLocks } from './scenarios/manyLocks.js';
+import { runManyWaiters } from './scenarios/manyWaiters.js';
+import { runUncontended } from './scenarios/uncontended.js';
+
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string', default: fileURLToPath(new URL('./results/', import.meta.url)) },
+      only: { type: 'string' },
+      java: { type: 'boolean' },
+      scenarios: { type: 'string' },
+    },
+  });
+  const quick = values.quick;
+  // Two JVM start-ups do not fit in a quick run's minute; --java brings them back.
+  const withJava = values.java ?? !quick;
+  const wanted = values.only ? values.only.split(',').map((s) => s.trim()) : [...IMPLEMENTATIONS];
+  for (const name of wanted) {
+    if (!(IMPLEMENTATIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown implementation ${name} (known: ${IMPLEMENTATIONS.join(', ')})`);
+  }
+  const SCENARIOS = ['uncontended', 'handoff', 'contention', 'many-locks', 'many-waiters'];
+  const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : SCENARIOS;
+  for (const name of scenarios) {
+    if (!SCENARIOS.includes(name)) throw new Error(`--scenarios: unknown scenario ${name} (known: ${SCENARIOS.join(', ')})`);
+  }
+  const progress = new Progress();
+  const command = `npm run bench${quick ? ' -- --quick' : ''}`;
+
+  let server: RedisServerProcess | null = null;
+  let url = process.env['REDIS_URL'];
+  let redisSource = 'REDIS_URL';
+  if (!url) {
+    progress.update('starting redis-server');
+    server = await RedisServerProcess.start();
+    url = server.url;
+    redisSource = 'throwaway redis-server started by the benchmark';
+  }
+  const admin = new Redis(url);
+  const workers: WorkerProcess[] = [];
+  try {
+    const env = await describeEnvironment(admin, redisSource, command);
+    progress.update('starting worker processes');
+    workers.push(await WorkerProcess.start('A'), await WorkerProcess.start('B'));
+
+    const skipped: Partial<Record<ImplName, string>> = {};
+    const impls: ImplName[] = [];
+    for (const impl of IMPLEMENTATIONS) {
+      if (!wanted.includes(impl)) {
+        skipped[impl] = 'not selected with --only';
+        continue;
+      }
+      if (impl === 'java-redisson') {
+        if (!withJava) {
+          skipped[impl] = 'skipped in --quick (JVM start-up); add --java, or run the full benchmark';
+          continue;
+        }
+        const why = javaUnavailableReason();
+        if (why) {
+          skipped[impl] = `Java/Maven unavailable: ${why}`;
+          continue;
+        }
+      }
+      progress.update(`opening ${impl} in both workers`);
+      try {
+        await Promise.all(workers.map((w) => w.call('open', { impl, url })));
+        impls.push(impl);
+      } catch (error) {
+        skipped[impl] = `could not start: ${firstLine(error)}`;
+      }
+    }
+
+    const ctx: BenchContext = { url, quick, admin, workers: [workers[0] as WorkerProcess, workers[1] as WorkerProcess], impls, skipped, progress, failures: [] };
+    const results: BenchResults = {
+      env,
+      quick,
+      skipped,
+      failures: ctx.failures,
+      notMeasured: {
+        'many waiters': {
+          'java-redisson': 'the peer runs each blocking lock() on its own JVM thread: 10 000 waiters would be 10 000 threads',
+        },
+      },
+    };
+    const step = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
+      if (!scenarios.includes(name.replace(' ', '-'))) return undefined;
+      try {
+        return await run();
+      } catch (error) {
+        ctx.failures.push(`${name}: ${firstLine(error)}`);
+        return undefined;
+      }
+    };
+    const started = performance.now();
+    const u = await step('uncontended', () => runUncontended(ctx));
+    if (u) results.uncontended = u;
+    const h = await step('handoff', () => runHandoff(ctx));
+    if (h) results.handoff = h;
+    const c = await step('contention', () => runContention(ctx));
+    if (c) results.contention = c;
+    const l = await step('many locks', () => runManyLocks(ctx));
+    if (l) results.manyLocks = l;
+    const w = await step('many waiters', () => runManyWaiters(ctx, impls.filter((i) => i !== 'java-redisson')));
+    if (w) results.manyWaiters = w;
+    progress.done();
+    env.loadAverage.end = Number((loadavg()[0] ?? NaN).toFixed(2));
+
+    const { markdown, files } = writeReport(results, values.out, quick ? 'bench-quick' : 'bench-full');
+    process.stdout.write(`${markdown}\n`);
+    process.stdout.write(`Took ${Math.round((performance.now() - started) / 1000)} s. Wrote ${files.join(', ')}\n`);
+  } finally {
+    progress.done();
+    await Promise.allSettled(workers.map((w) => w.stop()));
+    admin.disconnect();
+    await server?.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

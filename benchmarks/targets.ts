@@ -1,0 +1,88 @@
+/**
+ * The issue's targets, evaluated on one run's results as ratios. These are goals for the benchmark to
+ * report on, never assertions: a missed target is printed as such.
+ */
+import type { BenchResults } from './report.js';
+
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  /** null: could not be evaluated (an implementation was not measured). */
+  readonly met: boolean | null;
+}
+
+const r2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+
+export function evaluateTargets(res: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const ping = res.uncontended?.ping.p50 ?? NaN;
+  const ours = 'redisson-ts';
+
+  const pair = res.uncontended?.rows[ours]?.pair.p50 ?? NaN;
+  out.push({
+    target: 'uncontended pair p50 ≤ 2.2 × raw PING p50',
+    measured: `${r2(pair / ping)} × (${r2(pair)} µs / ${r2(ping)} µs)`,
+    met: Number.isFinite(pair / ping) ? pair / ping <= 2.2 : null,
+  });
+
+  const handoff = res.handoff?.rows[ours]?.p50 ?? NaN;
+  out.push({
+    target: 'handoff p50 ≤ 3 × raw PING p50',
+    measured: `${r2(handoff / ping)} × (${r2(handoff)} µs); against a PING after the same idle time: ${r2(handoff / (res.handoff?.idlePing.p50 ?? NaN))} ×; the bare PUBLISH hop alone: ${r2((res.handoff?.relay.p50 ?? NaN) / ping)} × PING`,
+    met: Number.isFinite(handoff / ping) ? handoff / ping <= 3 : null,
+  });
+  for (const [peer, factor] of [
+    ['redis-semaphore', 10],
+    ['redlock', 100],
+  ] as const) {
+    const theirs = res.handoff?.rows[peer]?.p50 ?? NaN;
+    out.push({
+      target: `handoff p50 ≥ ${factor}× lower than ${peer}'s`,
+      measured: `${r2(theirs / handoff)}× lower`,
+      met: Number.isFinite(theirs / handoff) ? theirs / handoff >= factor : null,
+    });
+  }
+
+  const mine = res.contention?.[ours] ?? [];
+  for (const row of mine) {
+    const opsOf = (impl: string): number =>
+      Object.entries(res.contention ?? {}).find(([name]) => name === impl)?.[1].find((r) => r.workers === row.workers)?.opsPerSec ?? NaN;
+    const peers = Object.keys(res.contention ?? {})
+      .filter((impl) => impl !== ours && impl !== 'java-redisson')
+      .map((impl) => ({ impl, ops: opsOf(impl) }))
+      .filter((o) => Number.isFinite(o.ops))
+      .sort((a, b) => b.ops - a.ops);
+    const best = peers[0];
+    out.push({
+      target: `contention W=${row.workers}: ops/s ≥ every Node peer's, counter exact`,
+      measured: `${Math.round(row.opsPerSec)} ops/s vs best peer ${best ? `${best.impl} ${Math.round(best.ops)} (${r2(row.opsPerSec / best.ops)}×)` : 'n/a'}; counter ${row.exact ? 'exact' : 'WRONG'}`,
+      met: best === undefined ? null : row.opsPerSec >= best.ops && row.exact,
+    });
+    const java = opsOf('java-redisson');
+    out.push({
+      target: `contention W=${row.workers}: ops/s ≥ Java Redisson's`,
+      measured: Number.isFinite(java) ? `${Math.round(row.opsPerSec)} vs ${Math.round(java)} ops/s (${r2(row.opsPerSec / java)}×; Java pays the peer's pipe per call)` : 'n/a (Java not measured)',
+      met: Number.isFinite(java) ? row.opsPerSec >= java : null,
+    });
+  }
+
+  const renew = res.manyLocks?.[ours];
+  out.push({
+    target: 'renewal ≤ 1 script call per 100 held locks per renewal period',
+    measured: renew ? `${r2(renew.scriptsPer100Locks)} per 100 locks (${r2(renew.scriptsPerPeriod)} per ${renew.periodMs} ms period, ${renew.locks} locks)` : 'n/a',
+    met: renew ? renew.scriptsPer100Locks <= 1 : null,
+  });
+
+  const w = res.manyWaiters?.[ours];
+  out.push({
+    target: '10 000 waiters on 1 000 locks: one subscriber connection, ≤ 1 000 channel subscriptions',
+    measured: w ? `${w.subscriberConnections} subscriber connection(s), ${w.subscriptions} subscriptions` : 'n/a',
+    met: w ? w.subscriberConnections === 1 && w.subscriptions <= 1_000 : null,
+  });
+  out.push({
+    target: '10 000 waiters: all acquire; no timer or subscription outlives its waiter',
+    measured: w ? `${w.finished ? 'all acquired' : 'NOT all acquired'}, ${w.timersLeft} timers and ${w.subscriptionsLeft} subscriptions left` : 'n/a',
+    met: w ? w.finished && w.errors === 0 && w.timersLeft <= 0 && w.subscriptionsLeft === 0 : null,
+  });
+  return out;
+}
