@@ -21,6 +21,9 @@ import { runHandoff } from './scenarios/handoff.js';
 import { runManyLocks } from './scenarios/manyLocks.js';
 import { runManyWaiters } from './scenarios/manyWaiters.js';
 import { runUncontended } from './scenarios/uncontended.js';
+import { updateReadme } from './readmeSection.js';
+
+const defaultOut = fileURLToPath(new URL('./results/', import.meta.url));
 
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 
@@ -28,7 +31,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
-      out: { type: 'string', default: fileURLToPath(new URL('./results/', import.meta.url)) },
+      out: { type: 'string', default: defaultOut },
       only: { type: 'string' },
       java: { type: 'boolean' },
       scenarios: { type: 'string' },
@@ -130,6 +133,8 @@ async function main(): Promise<void> {
     const { markdown, files } = writeReport(results, values.out, quick ? 'bench-quick' : 'bench-full');
     process.stdout.write(`${markdown}\n`);
     process.stdout.write(`Took ${Math.round((performance.now() - started) / 1000)} s. Wrote ${files.join(', ')}\n`);
+    // A full run into the default folder is "the latest": README shows it.
+    if (!quick && values.out === defaultOut && updateReadme(markdown)) process.stdout.write('Updated the benchmark section of README.md\n');
   } finally {
     progress.done();
     await Promise.allSettled(workers.map((w) => w.stop()));
