@@ -26,6 +26,8 @@ export interface ClientContext {
    * `RedissonShutdownError`. Returns the function that unregisters it.
    */
   trackWaiter(abort: (reason: Error) => void): () => void;
+  /** Background work (undoing a late acquisition) that `shutdown()` lets finish before closing. */
+  keepUntilClosed(work: Promise<unknown>): void;
   /** Reports a lock found lost (emits `lockLost`). */
   reportLost(lost: LostLock): void;
 }

@@ -9,11 +9,14 @@ import { createEmitter, type Emitter } from './emitter.js';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor } from './commands.js';
 import { closeConnection } from './connection.js';
-import { requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
+import { isRedisInstance, requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { RLock } from './locks/RLock.js';
 import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
+
+/** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
+export const AUTO_THREAD_ID_BASE = 1_000_000_001;
 
 /** Payload of the `lockLost` event. */
 export interface LockLostEvent {
@@ -56,8 +59,10 @@ export class Redisson {
   readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
   readonly #flows = new AsyncLocalStorage<number>();
   readonly #waiters = new Set<(reason: Error) => void>();
+  readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
-  #nextThreadId = 1;
+  // Automatic thread ids start high, so explicit ids (Redisson tests use 1, 2, …) never collide with them.
+  #nextThreadId = AUTO_THREAD_ID_BASE;
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ResolvedOptions) {
@@ -65,13 +70,13 @@ export class Redisson {
     // The command connection must not replay unanswered commands (see CommandExecutor): our own
     // connections are made that way; an instance passed in that would replay is duplicated.
     const redis = options.redis;
-    if (redis instanceof Redis && redis.options.autoResendUnfulfilledCommands === false) {
+    if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false) {
       this.#connection = redis;
       this.#ownsConnection = false;
     } else {
       const noReplay = { autoResendUnfulfilledCommands: false };
       this.#connection =
-        redis instanceof Redis
+        isRedisInstance(redis)
           ? redis.duplicate(noReplay)
           : typeof redis === 'string'
             ? new Redis(redis, noReplay)
@@ -106,6 +111,14 @@ export class Redisson {
       trackWaiter: (abort) => {
         this.#waiters.add(abort);
         return () => this.#waiters.delete(abort);
+      },
+      keepUntilClosed: (work) => {
+        const settled = work.then(
+          () => undefined,
+          () => undefined,
+        );
+        this.#background.add(settled);
+        void settled.then(() => this.#background.delete(settled));
       },
       reportLost: (lost) => this.#reportLost(lost),
     };
@@ -166,8 +179,16 @@ export class Redisson {
 
   /** Subscribes to a client event (`lockLost`, `renewalError`). Returns a function that unsubscribes. */
   on<K extends keyof RedissonEvents>(type: K, handler: (event: RedissonEvents[K]) => void): () => void {
-    this.#events.on(type, handler);
-    return () => this.#events.off(type, handler);
+    // Events come from background work: a handler that throws gets a warning, never a crashed process.
+    const safe = (event: RedissonEvents[K]): void => {
+      try {
+        handler(event);
+      } catch (error) {
+        process.emitWarning(`redisson-ts: a '${type}' listener threw: ${String(error)}`);
+      }
+    };
+    this.#events.on(type, safe);
+    return () => this.#events.off(type, safe);
   }
 
   /** True once `shutdown()` was called. */
@@ -189,6 +210,8 @@ export class Redisson {
     const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
     for (const abort of [...this.#waiters]) abort(reason);
     this.#waiters.clear();
+    // Acquisitions that landed after their wait was aborted are being undone: let them finish (bounded).
+    await settleWithin([...this.#background], this.#options.timeout);
     // Neither a renewal in flight nor a Redis that is down may hold shutdown up.
     this.#renewal.stop();
     await this.#pubsub.close();
@@ -202,11 +225,24 @@ export class Redisson {
   }
 
   #reportLost(lost: LostLock): void {
+    let name = lost.rawName;
+    try {
+      name = this.#options.nameMapper.unmap(lost.rawName);
+    } catch {
+      // a faulty mapper must not stop the report: fall back to the raw name
+    }
     this.#events.emit('lockLost', {
-      name: this.#options.nameMapper.unmap(lost.rawName),
+      name,
       clientId: this.id,
       threadId: lost.threadId,
     });
   }
 }
 
+
+async function settleWithin(work: Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

@@ -122,6 +122,15 @@ export function requireThreadId(id: unknown): number {
   return requireInteger(id, 'threadId', 0, Number.MAX_SAFE_INTEGER);
 }
 
+/**
+ * True for an ioredis `Redis` instance, also one from another copy of ioredis (where `instanceof` fails).
+ */
+export function isRedisInstance(value: unknown): value is Redis {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r['duplicate'] === 'function' && typeof r['defineCommand'] === 'function' && typeof r['sendCommand'] === 'function' && !('nodes' in r && typeof r['nodes'] === 'function');
+}
+
 /** Validates options and fills in defaults. */
 export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
@@ -140,6 +149,10 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     }
   } else if (typeof redis !== 'object' || redis === null) {
     throw new TypeError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describe(redis)}`);
+  } else if (!isRedisInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
+    // A class instance that is not an ioredis client (a Cluster, another library's client) must not be
+    // read as an options object, which would silently connect to 127.0.0.1:6379.
+    throw new TypeError('Expected `redis` to be a URL, plain ioredis options or an ioredis `Redis` instance');
   }
   const nameMapper = options.nameMapper ?? identityNameMapper;
   if (typeof nameMapper.map !== 'function' || typeof nameMapper.unmap !== 'function') {
@@ -147,7 +160,8 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   }
   return Object.freeze({
     redis,
-    lockWatchdogTimeout: requireInteger(options.lockWatchdogTimeout ?? DEFAULTS.lockWatchdogTimeout, 'lockWatchdogTimeout', 3),
+    // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
+    lockWatchdogTimeout: requireInteger(options.lockWatchdogTimeout ?? DEFAULTS.lockWatchdogTimeout, 'lockWatchdogTimeout', 3, 3 * (2 ** 31 - 1)),
     lockWatchdogBatchSize: requireInteger(options.lockWatchdogBatchSize ?? DEFAULTS.lockWatchdogBatchSize, 'lockWatchdogBatchSize', 1, 10_000),
     subscriptionTimeout: requireInteger(options.subscriptionTimeout ?? DEFAULTS.subscriptionTimeout, 'subscriptionTimeout', 1),
     timeout: requireInteger(options.timeout ?? DEFAULTS.timeout, 'timeout', 1),

@@ -79,12 +79,9 @@ export class RLock {
     const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
     this.#ctx.ensureOpen();
     const [waitTime, leaseTime = -1] = times;
-    if (waitTime === undefined) {
-      options.signal?.throwIfAborted();
-      return (await this.#attempt(leaseTime, this.#owner(options))) === null;
-    }
-    // A wait of -1 in tryLock(wait, lease) means a single attempt, as Redisson's elapsed-time check does.
-    return this.#acquire(waitTime < 0 ? 0 : waitTime, leaseTime, options);
+    // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
+    // Redisson's elapsed-time check makes it.
+    return this.#acquire(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options);
   }
 
   /**
@@ -95,6 +92,11 @@ export class RLock {
   async unlock(options?: OwnerOptions): Promise<void> {
     const threadId = this.#owner(parseOwnerOptions(options));
     this.#ctx.ensureOpen();
+    await this.#release(threadId);
+  }
+
+  /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
+  async #release(threadId: number): Promise<void> {
     const field = lockFieldName(this.#ctx.id, threadId);
     // 32 hex digits like Redisson's generateId(); randomUUID is far cheaper than randomBytes(16).
     const requestId = randomUUID().replaceAll('-', '');
@@ -200,7 +202,7 @@ export class RLock {
       ctx: this.#ctx,
       channel: this.#channel,
       attempt: () => this.#attempt(leaseMs, threadId),
-      undo: () => this.unlock({ threadId }),
+      undo: () => this.#release(threadId),
       waitMs,
       signal: options.signal,
     });
@@ -215,8 +217,10 @@ export class RLock {
     const lease = leaseMs > 0 ? leaseMs : this.#internalLockLeaseTime;
     const ttl = (await executor.eval('lock/tryLockInner', [this.#rawName], [lease, field])) as number | null;
     if (ttl === null) {
-      if (leaseMs > 0) this.#internalLockLeaseTime = leaseMs;
-      else renewal.add(this.#rawName, field, threadId);
+      if (leaseMs > 0) {
+        this.#internalLockLeaseTime = leaseMs;
+        renewal.clearLost(this.#rawName, field);
+      } else renewal.add(this.#rawName, field, threadId);
     }
     return ttl;
   }

@@ -21,6 +21,15 @@ export interface LostLock {
 interface Holder {
   count: number;
   readonly threadId: number;
+  // Bumped by every add(): a renewal result that predates an acquisition must not cancel it.
+  epoch: number;
+}
+
+interface Sent {
+  readonly key: string;
+  readonly field: string;
+  readonly epoch: number;
+  readonly count: number;
 }
 
 export class LockRenewalScheduler {
@@ -30,6 +39,7 @@ export class LockRenewalScheduler {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  private epoch = 0;
 
   constructor(
     private readonly renew: RenewBatch,
@@ -52,12 +62,14 @@ export class LockRenewalScheduler {
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
   add(rawName: string, field: string, threadId: number): void {
     if (this.stopped) return;
-    this.lost.delete(lostKey(rawName, field));
+    this.clearLost(rawName, field);
     let owners = this.locks.get(rawName);
     if (!owners) this.locks.set(rawName, (owners = new Map<string, Holder>()));
     const holder = owners.get(field);
-    if (holder) holder.count++;
-    else owners.set(field, { count: 1, threadId });
+    if (holder) {
+      holder.count++;
+      holder.epoch = ++this.epoch;
+    } else owners.set(field, { count: 1, threadId, epoch: ++this.epoch });
     this.schedule();
   }
 
@@ -71,9 +83,16 @@ export class LockRenewalScheduler {
     return true;
   }
 
-  /** Stops renewing every owner of `rawName` (forceUnlock). */
+  /** Stops renewing every owner of `rawName` (forceUnlock) and forgets their lost flags. */
   removeAll(rawName: string): void {
     this.locks.delete(rawName);
+    const prefix = lostKey(rawName, '');
+    for (const key of this.lost) if (key.startsWith(prefix)) this.lost.delete(key);
+  }
+
+  /** Forgets a lost flag: the owner acquired the lock again (with or without a lease). */
+  clearLost(rawName: string, field: string): void {
+    if (this.lost.size > 0) this.lost.delete(lostKey(rawName, field));
   }
 
   /**
@@ -108,10 +127,12 @@ export class LockRenewalScheduler {
     if (this.timer || this.running || this.stopped || this.locks.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.tick().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
+      this.running = this.tick()
+        .catch((error: unknown) => this.report(this.onError, error))
+        .finally(() => {
+          this.running = null;
+          this.schedule();
+        });
     }, this.periodMs);
     this.timer.unref();
   }
@@ -119,27 +140,51 @@ export class LockRenewalScheduler {
   private async tick(): Promise<void> {
     const names = [...this.locks.keys()];
     for (let i = 0; i < names.length && !this.stopped; i += this.batchSize) {
-      const keys: string[] = [];
-      const fields: string[] = [];
+      const sent: Sent[] = [];
       for (const name of names.slice(i, i + this.batchSize)) {
-        const first = this.locks.get(name)?.keys().next();
+        const first = this.locks.get(name)?.entries().next();
         if (!first || first.done) continue;
-        keys.push(name);
-        fields.push(first.value);
+        const [field, holder] = first.value;
+        sent.push({ key: name, field, epoch: holder.epoch, count: holder.count });
       }
-      if (keys.length === 0) continue;
+      if (sent.length === 0) continue;
       let results: number[];
       try {
-        results = await this.renew(keys, fields);
+        results = await this.renew(
+          sent.map((s) => s.key),
+          sent.map((s) => s.field),
+        );
       } catch (error) {
-        this.onError(error);
+        this.report(this.onError, error);
         continue;
       }
       results.forEach((renewed, j) => {
-        if (renewed !== 0) return;
-        const lost = this.markLost(keys[j] as string, fields[j] as string);
-        if (lost) this.onLost(lost);
+        const s = sent[j];
+        if (renewed === 0 && s) this.settleGone(s);
       });
+    }
+  }
+
+  /** The field was gone when the batch ran: those holds are lost; holds taken since then are kept. */
+  private settleGone(s: Sent): void {
+    const holder = this.locks.get(s.key)?.get(s.field);
+    if (!holder) return;
+    if (holder.epoch === s.epoch) {
+      const lost = this.markLost(s.key, s.field);
+      if (lost) this.report(this.onLost, lost);
+      return;
+    }
+    // Re-acquired after the batch was sent: report the old hold lost, keep renewing the new one.
+    holder.count = Math.max(1, holder.count - s.count);
+    this.report(this.onLost, { rawName: s.key, field: s.field, threadId: holder.threadId });
+  }
+
+  /** Calls a listener; a listener that throws must not stop the watchdog or crash the process. */
+  private report<T>(listener: (value: T) => void, value: T): void {
+    try {
+      listener(value);
+    } catch (error) {
+      process.emitWarning(`redisson-ts: a watchdog listener threw: ${String(error)}`);
     }
   }
 }

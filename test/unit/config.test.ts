@@ -95,3 +95,24 @@ describe('bad input never reaches Redis', () => {
     }
   });
 });
+
+describe('the redis option', () => {
+  it('tells an ioredis instance from options, also across copies of ioredis', async () => {
+    const { isRedisInstance } = await import('../../src/config.js');
+    const redis = new Redis({ lazyConnect: true });
+    expect(isRedisInstance(redis)).toBe(true);
+    expect(isRedisInstance({ host: 'x', port: 1 })).toBe(false);
+    // A client-shaped object from another copy of ioredis is recognised by its methods.
+    const foreign = Object.create({ duplicate() {}, defineCommand() {}, sendCommand() {} }) as object;
+    expect(isRedisInstance(foreign)).toBe(true);
+    redis.disconnect();
+  });
+
+  it('rejects a class instance that is not an ioredis client instead of reading it as options', () => {
+    class SomethingElse {
+      host = 'db.internal';
+    }
+    expect(() => Redisson.create({ redis: new SomethingElse() as never })).toThrow(TypeError);
+    expect(() => Redisson.create({ lockWatchdogTimeout: 2 ** 33 })).toThrow(RangeError);
+  });
+});
