@@ -2,35 +2,26 @@
  * `redisson-ts inspect` against real lock data: a lock held by our client (reentrant, with a waiter),
  * a Java-shaped foreign owner written by raw HSET, a plain string key, and no key at all.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { parseOwnerField, type LockInfo } from '../../src/cli/inspectCommand.js';
-import { Clients, eventually, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { runMain } from './cliHarness.js';
 
-let redis: TestRedis;
-let clients: Clients;
-beforeAll(async () => {
-  redis = await startRedis();
-  clients = new Clients(redis.url);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await redis.stop();
-});
+const suite = useRedis();
 
-const inspect = (...args: string[]) => runMain(main, ['inspect', ...args, '--redis', redis.url]);
+const inspect = (...args: string[]) => runMain(main, ['inspect', ...args, '--redis', suite.redis.url]);
 
 it('shows our client as owner: UUID, thread id, hold count, TTL, channel with its waiting subscriber', async () => {
-  const holder = clients.client();
+  const holder = suite.clients.client();
   const name = uniqueName('inspect');
   const lock = holder.getLock(name);
   await lock.lock();
   await lock.lock();
-  const waiterClient = clients.client();
+  const waiterClient = suite.clients.client();
   const waiter = waiterClient.getLock(name);
   const waiting = waiter.lock();
-  const raw = clients.raw();
+  const raw = suite.clients.raw();
   await eventually(async () => Number((await raw.pubsub('NUMSUB', `redisson_lock__channel:{${name}}`))[1]) === 1, 5_000, 'the waiter to subscribe');
 
   const text = await inspect(name);
@@ -64,7 +55,7 @@ it('shows our client as owner: UUID, thread id, hold count, TTL, channel with it
 });
 
 it('splits a Java Redisson owner field and uses the unbraced channel for a name with a hash tag', async () => {
-  const raw = clients.raw();
+  const raw = suite.clients.raw();
   const name = `{${uniqueName('java')}}:order`;
   const javaClientId = '7c0a3f0e-5d2b-4e8a-9c61-2b4f8e1d9a37';
   await raw.hset(name, `${javaClientId}:84`, '3');
@@ -81,7 +72,7 @@ it('splits a Java Redisson owner field and uses the unbraced channel for a name 
 });
 
 it('reports a missing key as not locked, and a plain string key as not a Redisson lock, with its missing expiry', async () => {
-  const raw = clients.raw();
+  const raw = suite.clients.raw();
   const free = uniqueName('free');
   const run = await inspect(free);
   expect(run.code).toBe(0);

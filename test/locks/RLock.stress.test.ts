@@ -3,25 +3,16 @@
  * to this machine: many lock/unlock tasks over a few names from several clients; afterwards no channel is
  * left subscribed, no lock is left held, and the counters are exact.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Clients, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { expect, it } from 'vitest';
+import { sleep, uniqueName, useRedis } from '../support/redis.js';
 
-let server: TestRedis;
-let clients: Clients;
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
-});
+const suite = useRedis();
 
 it('600 lock/unlock tasks on 5 names from 4 clients leave no subscription and exact counters', async () => {
-  const raw = clients.raw();
+  const raw = suite.clients.raw();
   const prefix = uniqueName('stress');
   const names = Array.from({ length: 5 }, (_, i) => `${prefix}:${i}`);
-  const workers = Array.from({ length: 4 }, () => clients.client());
+  const workers = Array.from({ length: 4 }, () => suite.clients.client());
   const tasks = Array.from({ length: 600 }, (_, i) => async () => {
     const name = names[i % names.length] as string;
     const client = workers[i % workers.length];
@@ -47,7 +38,7 @@ it('600 lock/unlock tasks on 5 names from 4 clients leave no subscription and ex
 });
 
 it('tryLock/unlock in a tight loop on one object: watchdog bookkeeping stays consistent', async () => {
-  const client = clients.client({ lockWatchdogTimeout: 900 });
+  const client = suite.clients.client({ lockWatchdogTimeout: 900 });
   const lock = client.getLock(uniqueName());
   for (let i = 0; i < 300; i++) {
     expect(await lock.tryLock()).toBe(true);

@@ -4,6 +4,7 @@
  * a testcontainers Redis. Every server is stopped by `stop()` and, as a fallback, when the process exits.
  */
 import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import { hasRedisServerBinary, INSTALL_HINT, RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
@@ -102,4 +103,24 @@ export async function collectMessages(redis: Redis, channel: string): Promise<st
   });
   await redis.subscribe(channel);
   return messages;
+}
+
+/** A suite's server and clients, filled in by the hooks {@link useRedis} registers. */
+export interface RedisSuite {
+  readonly redis: TestRedis;
+  readonly clients: Clients;
+}
+
+/** Starts a Redis before the suite's tests (`startRedis(options)`) and closes clients and server after. */
+export function useRedis(options: StartOptions = {}): RedisSuite {
+  const suite = {} as { redis: TestRedis; clients: Clients };
+  beforeAll(async () => {
+    suite.redis = await startRedis(options);
+    suite.clients = new Clients(suite.redis.url);
+  });
+  afterAll(async () => {
+    await suite.clients?.closeAll();
+    await suite.redis?.stop();
+  });
+  return suite;
 }
