@@ -131,14 +131,9 @@ export class RLock {
     this.#internalLockLeaseTime = config.lockWatchdogTimeout;
     // nil: this owner does not hold the lock. If the watchdog was renewing it (or already found it gone),
     // the lock was lost rather than never taken: say so, and report it once.
-    let lost = renewal.takeLost(this.#rawName, field);
-    const marked = lost ? null : renewal.markLost(this.#rawName, field);
-    if (marked) {
-      renewal.takeLost(this.#rawName, field);
-      this.#ctx.reportLost(marked);
-      lost = true;
-    }
-    throw lost
+    const loss = renewal.takeLoss(this.#rawName, field);
+    if (loss !== null && loss !== 'reported') this.#ctx.reportLost(loss);
+    throw loss
       ? new LockLostError(this.#name, this.#ctx.id, threadId)
       : new IllegalMonitorStateError(this.#name, this.#ctx.id, threadId);
   }

@@ -54,11 +54,6 @@ export class LockRenewalScheduler {
     return this.locks.size;
   }
 
-  /** True when `field` of `rawName` is registered for renewal. */
-  has(rawName: string, field: string): boolean {
-    return this.locks.get(rawName)?.has(field) ?? false;
-  }
-
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
   add(rawName: string, field: string, threadId: number): void {
     if (this.stopped) return;
@@ -96,22 +91,32 @@ export class LockRenewalScheduler {
   }
 
   /**
-   * Records that `field` of `rawName` is gone: it is no longer renewed, and {@link takeLost} reports it
-   * once. Returns false when it was not registered (nothing to report).
+   * Records that `field` of `rawName` is gone: it is no longer renewed, and a later {@link takeLoss}
+   * answers `'reported'`. Returns null when it was not registered (nothing to report).
    */
   markLost(rawName: string, field: string): LostLock | null {
+    const lost = this.forget(rawName, field);
+    if (lost) this.lost.add(lostKey(rawName, field));
+    return lost;
+  }
+
+  /**
+   * An unlock found `field` gone. `'reported'`: the watchdog had already reported the loss; a
+   * {@link LostLock}: it was still being renewed, so this is the loss (not yet reported); null: it was
+   * never a watchdog hold. The owner is forgotten either way.
+   */
+  takeLoss(rawName: string, field: string): LostLock | 'reported' | null {
+    if (this.lost.delete(lostKey(rawName, field))) return 'reported';
+    return this.forget(rawName, field);
+  }
+
+  private forget(rawName: string, field: string): LostLock | null {
     const owners = this.locks.get(rawName);
     const holder = owners?.get(field);
     if (!owners || !holder) return null;
     owners.delete(field);
     if (owners.size === 0) this.locks.delete(rawName);
-    this.lost.add(lostKey(rawName, field));
     return { rawName, field, threadId: holder.threadId };
-  }
-
-  /** True (once) when the watchdog found `field` of `rawName` gone since it was last acquired. */
-  takeLost(rawName: string, field: string): boolean {
-    return this.lost.delete(lostKey(rawName, field));
   }
 
   /** Stops the timer and forgets every lock. A batch in flight finishes (or fails) on its own. */
