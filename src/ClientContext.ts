@@ -4,6 +4,7 @@
  */
 import type { CommandExecutor } from './commands.js';
 import type { ResolvedOptions } from './config.js';
+import type { HoldLedger } from './locks/HoldLedger.js';
 import type { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import type { LockRenewalScheduler, LostLock } from './renewal/LockRenewalScheduler.js';
 
@@ -15,6 +16,8 @@ export interface ClientContext {
   readonly executor: CommandExecutor;
   readonly pubsub: PublishSubscribe;
   readonly renewal: LockRenewalScheduler;
+  /** Holds this client believes its owners have; settles acquires whose reply was lost. */
+  readonly holds: HoldLedger;
   /** Throws `RedissonShutdownError` after shutdown. */
   ensureOpen(): void;
   /** The thread id of the current `runInThread` flow, if any. */

@@ -13,6 +13,7 @@ import { isRedisInstance, requireName, requireThreadId, resolveOptions, type Red
 import { RedissonShutdownError } from './errors.js';
 import { RLock } from './locks/RLock.js';
 import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
+import { HoldLedger } from './locks/HoldLedger.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
 
 /** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
@@ -56,6 +57,7 @@ export class Redisson {
   readonly #executor: CommandExecutor;
   readonly #pubsub: PublishSubscribe;
   readonly #renewal: LockRenewalScheduler;
+  readonly #holds = new HoldLedger();
   readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
   readonly #flows = new AsyncLocalStorage<number>();
   readonly #waiters = new Set<(reason: Error) => void>();
@@ -87,10 +89,16 @@ export class Redisson {
     }
     this.#executor = new CommandExecutor(this.#connection);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
-    // Re-sending an unanswered (UN)SUBSCRIBE is harmless, and ioredis re-subscribes on reconnect.
-    const subscriber = this.#connection.duplicate({ keyPrefix: '', lazyConnect: true, autoResendUnfulfilledCommands: true });
+    // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
+    const subscriber = this.#connection.duplicate({
+      keyPrefix: '',
+      lazyConnect: true,
+      autoResubscribe: false,
+      autoResendUnfulfilledCommands: false,
+      enableOfflineQueue: false,
+    });
     subscriber.on('error', () => undefined);
-    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix);
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout);
     const executor = this.#executor;
     this.#renewal = new LockRenewalScheduler(
       async (keys, fields) => (await executor.eval('lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],
@@ -105,6 +113,7 @@ export class Redisson {
       executor,
       pubsub: this.#pubsub,
       renewal: this.#renewal,
+      holds: this.#holds,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
       allocateThreadId: () => this.#nextThreadId++,
@@ -207,16 +216,19 @@ export class Redisson {
   }
 
   async #close(): Promise<void> {
+    // One budget for the whole shutdown, `timeout`: neither a Redis that is down nor a slow one holds it up longer.
+    const deadline = performance.now() + this.#options.timeout;
     const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
     for (const abort of [...this.#waiters]) abort(reason);
     this.#waiters.clear();
-    // Acquisitions that landed after their wait was aborted are being undone: let them finish (bounded).
-    await settleWithin([...this.#background], this.#options.timeout);
-    // Neither a renewal in flight nor a Redis that is down may hold shutdown up.
+    // Acquisitions that landed after their wait was aborted are being undone: let them finish.
+    await settleBy([...this.#background], deadline);
     this.#renewal.stop();
-    await this.#pubsub.close();
+    // Unlocks (and their latch DELs) still in flight are answered before QUIT: nothing is written after it.
+    await this.#executor.drain(deadline);
     this.#executor.dispose();
-    if (this.#ownsConnection) await closeConnection(this.#connection, this.#options.timeout);
+    const left = Math.max(1, deadline - performance.now());
+    await Promise.all([this.#pubsub.close(left), this.#ownsConnection ? closeConnection(this.#connection, left) : undefined]);
     this.#events.all.clear();
   }
 
@@ -225,6 +237,7 @@ export class Redisson {
   }
 
   #reportLost(lost: LostLock): void {
+    this.#holds.forget(lost.rawName, lost.field);
     let name = lost.rawName;
     try {
       name = this.#options.nameMapper.unmap(lost.rawName);
@@ -240,9 +253,10 @@ export class Redisson {
 }
 
 
-async function settleWithin(work: Promise<unknown>[], ms: number): Promise<void> {
+async function settleBy(work: Promise<unknown>[], deadline: number): Promise<void> {
   if (work.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  const left = Math.max(0, deadline - performance.now());
+  await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
   clearTimeout(timer);
 }

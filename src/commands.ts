@@ -4,7 +4,8 @@
  * NOSCRIPT fallback), and every command the primitives send goes through a {@link CommandExecutor}.
  */
 import type { Cluster, Redis } from 'ioredis';
-import { ConnectionLostError } from './errors.js';
+import pDefer, { type DeferredPromise } from 'p-defer';
+import { ConnectionLostError, RedissonShutdownError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
 
 /** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
@@ -50,21 +51,28 @@ interface InFlight {
   reject: (error: Error) => void;
 }
 
+/** ioredis' message for a command rejected because the connection was closed or given up. */
+const CONNECTION_CLOSED = 'Connection is closed.';
+
 /**
  * Sends the primitives' commands on a connection created with `autoResendUnfulfilledCommands: false`, so a
  * command whose reply was lost to a dropped socket is never replayed behind our back (Redisson sends its
  * acquire scripts "no retry": `HINCRBY` must not count twice). ioredis 5 then drops such a command without
  * settling it; this executor rejects it with {@link ConnectionLostError} instead, so nothing hangs.
  * A command still in ioredis' offline queue (not yet written) is left to ioredis, which sends it on reconnect.
+ *
+ * It also knows every command in flight, fire-and-forget ones included, so that shutdown can let them all
+ * finish before it closes the socket: a command written after QUIT makes Redis reset the connection, and
+ * the reset throws away replies the client has not read yet.
  */
 export class CommandExecutor {
   readonly #inflight = new Set<InFlight>();
+  #closing = false;
+  // Resolved (and cleared) when the last command in flight settles; only made while draining.
+  #idle: DeferredPromise<void> | null = null;
   readonly #onClose = (): void => {
     for (const entry of this.#inflight) {
-      if (entry.written) {
-        this.#inflight.delete(entry);
-        entry.reject(new ConnectionLostError());
-      }
+      if (entry.written && this.#settle(entry)) entry.reject(new ConnectionLostError());
     }
   };
   // On (re)connect ioredis writes its offline queue: from then on those commands are on the wire.
@@ -78,17 +86,21 @@ export class CommandExecutor {
     redis.on('ready', this.#onReady);
   }
 
+  /** Number of commands sent and not yet settled. */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
   /** Runs `send` on the connection, rejecting with `ConnectionLostError` if the socket drops after writing it. */
   run<T>(send: (redis: RedisConnection) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const entry: InFlight = { written: this.redis.status === 'ready', reject };
-      this.#inflight.add(entry);
-      const settle = (): boolean => this.#inflight.delete(entry);
-      send(this.redis).then(
-        (value) => settle() && resolve(value),
-        (error: unknown) => settle() && reject(error as Error),
-      );
-    });
+    const d = pDefer<T>();
+    const entry: InFlight = { written: this.redis.status === 'ready', reject: d.reject };
+    this.#inflight.add(entry);
+    send(this.redis).then(
+      (value) => this.#settle(entry) && d.resolve(value),
+      (error: unknown) => this.#settle(entry) && d.reject(this.#typed(error)),
+    );
+    return d.promise;
   }
 
   /** {@link evalScript} through {@link run}. */
@@ -96,9 +108,51 @@ export class CommandExecutor {
     return this.run((redis) => evalScript(redis, id, keys, args));
   }
 
+  /** Sends a command whose reply nobody waits for (as Redisson's latch DEL); shutdown still waits for it. */
+  fireAndForget(send: (redis: RedisConnection) => Promise<unknown>): void {
+    this.run(send).catch(() => undefined);
+  }
+
+  /**
+   * Resolves once no command is in flight — including commands sent by the continuations of those that
+   * settle meanwhile — or at `deadline` (a `performance.now()` value), whichever comes first.
+   */
+  async drain(deadline: number): Promise<void> {
+    this.#closing = true;
+    for (;;) {
+      // Continuations of settled commands (an unlock's latch DEL) run before the next macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.#inflight.size === 0) return;
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      this.#idle ??= pDefer<void>();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.#idle.promise, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  }
+
+  /** Forgets `entry`; true when it was still in flight (so its promise is settled exactly once). */
+  #settle(entry: InFlight): boolean {
+    if (!this.#inflight.delete(entry)) return false;
+    if (this.#inflight.size === 0 && this.#idle) {
+      this.#idle.resolve();
+      this.#idle = null;
+    }
+    return true;
+  }
+
   /** Stops watching the connection (on shutdown). */
   dispose(): void {
     this.redis.off('close', this.#onClose);
     this.redis.off('ready', this.#onReady);
+  }
+
+  /** ioredis rejects queued commands with a bare Error when the connection is closed: say what it means. */
+  #typed(error: unknown): Error {
+    if (!(error instanceof Error) || error.message !== CONNECTION_CLOSED) return error as Error;
+    return this.#closing
+      ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })
+      : new ConnectionLostError(undefined, { cause: error });
   }
 }

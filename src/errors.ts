@@ -50,8 +50,8 @@ export class LockLostError extends IllegalMonitorStateError {
 
 /** A call made after `shutdown()`, or a wait that was still pending when `shutdown()` ran. */
 export class RedissonShutdownError extends RedissonError {
-  constructor(message = 'Redisson client is shut down') {
-    super(message);
+  constructor(message = 'Redisson client is shut down', options?: { cause?: unknown }) {
+    super(message, options);
   }
 }
 
@@ -64,7 +64,7 @@ export class RedisTimeoutError extends RedissonError {}
  * unlock is retried with the same request id, whose latch makes a second run harmless.
  */
 export class ConnectionLostError extends RedissonError {
-  constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown') {
-    super(message);
+  constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown', options?: { cause?: unknown }) {
+    super(message, options);
   }
 }

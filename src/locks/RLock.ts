@@ -8,6 +8,7 @@ import type { ClientContext } from '../ClientContext.js';
 import { requireThreadId, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, LockLostError } from '../errors.js';
 import { lockChannelName, lockFieldName, unlockLatchName } from '../keys.js';
+import { HoldLedger } from './HoldLedger.js';
 import { UNLOCK_MESSAGE } from '../pubsub/PublishSubscribe.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
@@ -98,36 +99,26 @@ export class RLock {
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   async #release(threadId: number): Promise<void> {
     const field = lockFieldName(this.#ctx.id, threadId);
-    // 32 hex digits like Redisson's generateId(); randomUUID is far cheaper than randomBytes(16).
-    const requestId = randomUUID().replaceAll('-', '');
-    const latch = unlockLatchName(this.#rawName, requestId);
-    const { executor, pubsub, renewal, options: config } = this.#ctx;
-    const keys = [this.#rawName, this.#channel, latch];
-    const args = [UNLOCK_MESSAGE, this.#internalLockLeaseTime, field, pubsub.publishCommand, unlockLatchTtl(config)];
+    const key = HoldLedger.key(this.#rawName, field);
+    const { renewal, holds, options: config } = this.#ctx;
+    const doubt = holds.settle(key);
+    if (doubt) await doubt;
+    const leaseAfter = this.#internalLockLeaseTime;
     let result: unknown;
     try {
-      // As Redisson 3.52+: a retry reuses the request id, so its latch answers if the first run happened.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          result = await executor.eval('lock/unlockInner', keys, args);
-          break;
-        } catch (error) {
-          if (!(error instanceof ConnectionLostError) || attempt >= config.retryAttempts) throw error;
-        }
-      }
+      result = await this.#unlockScript(field);
     } catch (error) {
       renewal.remove(this.#rawName, field);
       this.#internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
-    } finally {
-      // Fire and forget, as Redisson: not a third awaited round trip.
-      executor.redis.del(latch).catch(() => undefined);
     }
     if (result !== null) {
       renewal.remove(this.#rawName, field);
+      holds.unlocked(key, result, renewal.renews(this.#rawName, field) ? Infinity : performance.now() + leaseAfter);
       if (result === 1) this.#internalLockLeaseTime = config.lockWatchdogTimeout;
       return;
     }
+    holds.unlocked(key, null, 0);
     this.#internalLockLeaseTime = config.lockWatchdogTimeout;
     // nil: this owner does not hold the lock. If the watchdog was renewing it (or already found it gone),
     // the lock was lost rather than never taken: say so, and report it once.
@@ -136,6 +127,41 @@ export class RLock {
     throw loss
       ? new LockLostError(this.#name, this.#ctx.id, threadId)
       : new IllegalMonitorStateError(this.#name, this.#ctx.id, threadId);
+  }
+
+  /**
+   * One logical unlock of `field`: the unlock script, retried with the same request id when the reply was
+   * lost (as Redisson 3.52+: the latch answers a second run), then the latch deleted without waiting.
+   * @returns the script's reply: `1` released, `0` still held (count decremented), `null` not held.
+   */
+  async #unlockScript(field: string): Promise<unknown> {
+    // 32 hex digits like Redisson's generateId(); randomUUID is far cheaper than randomBytes(16).
+    const requestId = randomUUID().replaceAll('-', '');
+    const latch = unlockLatchName(this.#rawName, requestId);
+    const { executor, pubsub, options: config } = this.#ctx;
+    const keys = [this.#rawName, this.#channel, latch];
+    const args = [UNLOCK_MESSAGE, this.#internalLockLeaseTime, field, pubsub.publishCommand, unlockLatchTtl(config)];
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await executor.eval('lock/unlockInner', keys, args);
+        } catch (error) {
+          if (!(error instanceof ConnectionLostError) || attempt >= config.retryAttempts) throw error;
+        }
+      }
+    } finally {
+      // Fire and forget, as Redisson: not a third awaited round trip (shutdown still waits for it).
+      executor.fireAndForget((r) => r.del(latch));
+    }
+  }
+
+  /**
+   * Settles an acquire whose reply was lost: when Redis shows more holds of `field` than the ledger expected,
+   * the lost acquire landed, and it is undone (publishing the release if it was the only hold).
+   */
+  async #undoIfLanded(field: string, key: string): Promise<void> {
+    const count = await this.#ctx.executor.run((r) => r.hget(this.#rawName, field));
+    if (Number(count ?? 0) > this.#ctx.holds.expected(key)) await this.#unlockScript(field);
   }
 
   /**
@@ -149,6 +175,7 @@ export class RLock {
       this.#ctx.pubsub.publishCommand,
     ]);
     this.#ctx.renewal.removeAll(this.#rawName);
+    this.#ctx.holds.forget(this.#rawName);
     this.#internalLockLeaseTime = this.#ctx.options.lockWatchdogTimeout;
     return result === 1;
   }
@@ -205,17 +232,29 @@ export class RLock {
 
   /** One run of the acquire script; `null` when acquired, else the holder's PTTL. */
   async #attempt(leaseMs: number, threadId: number): Promise<number | null> {
-    const { executor, renewal } = this.#ctx;
+    const { executor, renewal, holds } = this.#ctx;
     const field = lockFieldName(this.#ctx.id, threadId);
+    const key = HoldLedger.key(this.#rawName, field);
+    const doubt = holds.settle(key);
+    if (doubt) await doubt;
     // As Redisson: without a lease, the object's last lease time (initially lockWatchdogTimeout), so
     // lock(60 s) then lock() on the same object keeps a 60 s TTL until the watchdog's first renewal.
     const lease = leaseMs > 0 ? leaseMs : this.#internalLockLeaseTime;
-    const ttl = (await executor.eval('lock/tryLockInner', [this.#rawName], [lease, field])) as number | null;
+    const started = performance.now();
+    let ttl: number | null;
+    try {
+      ttl = (await executor.eval('lock/tryLockInner', [this.#rawName], [lease, field])) as number | null;
+    } catch (error) {
+      // The script may have run: learn the truth before this owner re-enters (see HoldLedger).
+      if (error instanceof ConnectionLostError) this.#ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key)));
+      throw error;
+    }
     if (ttl === null) {
       if (leaseMs > 0) {
         this.#internalLockLeaseTime = leaseMs;
         renewal.clearLost(this.#rawName, field);
       } else renewal.add(this.#rawName, field, threadId);
+      holds.acquired(key, renewal.renews(this.#rawName, field) ? Infinity : started + lease);
     }
     return ttl;
   }

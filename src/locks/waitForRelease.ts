@@ -37,6 +37,7 @@ export async function waitForRelease(p: WaitParams): Promise<boolean> {
   const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
   const scope = new AbortScope(ctx, p.signal);
   let sub: Subscription | null = null;
+  let woken = false;
   try {
     let ttl = await guardedAttempt(p, scope);
     if (ttl === null) return true;
@@ -51,18 +52,21 @@ export async function waitForRelease(p: WaitParams): Promise<boolean> {
       return false;
     }
 
+    // A wake-up this waiter took but did not act on (it gave up or was aborted before its retry returned)
+    // is handed to the next local waiter, which would otherwise sleep on a free lock.
     for (;;) {
       ttl = await guardedAttempt(p, scope);
+      woken = false;
       if (ttl === null) return true;
       const left = remaining();
       if (left <= 0) return false;
       // Never wait longer than the holder's TTL: a holder that died without publishing is outwaited.
       const waitMs = ttl >= 0 ? Math.min(ttl, left) : left;
-      await sub.wait(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1, scope.signal);
+      woken = (await sub.wait(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1, scope.signal)) === 'woken';
       if (remaining() <= 0) return false;
     }
   } finally {
-    sub?.release();
+    sub?.release(woken);
     scope.dispose();
   }
 }

@@ -4,10 +4,16 @@
  *
  * A waiter joins the channel's FIFO *before* it retries its acquire, so a release published between
  * that retry and the wait is banked on the waiter (`signaled`) instead of being lost.
+ *
+ * This class, not ioredis, owns what is subscribed on the server. ioredis writes a SUBSCRIBE as soon as
+ * the socket is open — before its own ready check, whose `INFO` the server then refuses in subscriber
+ * mode — and replays subscriptions on reconnect in an order we cannot see. So: nothing is written before
+ * the connection is `ready`; on every `ready` each channel that has waiters is subscribed again (and its
+ * waiters woken once the server confirms it, since messages may have been missed); an UNSUBSCRIBE is
+ * only written for a SUBSCRIBE already on the same socket, so it can never overtake it.
  */
 import type { Redis } from 'ioredis';
-import { createEmitter } from '../emitter.js';
-import pDefer from 'p-defer';
+import pDefer, { type DeferredPromise } from 'p-defer';
 import { RedisTimeoutError, RedissonShutdownError } from '../errors.js';
 import { closeConnection } from '../connection.js';
 
@@ -32,13 +38,20 @@ export const lockWakePolicy: WakePolicy = (message, entry) => {
   else if (message === String(READ_UNLOCK_MESSAGE)) entry.wakeAll();
 };
 
+/** How a {@link Subscription.wait} ended. */
+export type WaitOutcome = 'woken' | 'timeout';
+
 class ChannelEntry {
   refs = 0;
   readonly waiters: WaiterState[] = [];
-  constructor(
-    readonly ready: Promise<unknown>,
-    readonly policy: WakePolicy,
-  ) {}
+  /** Settles when the server first confirms the subscription. */
+  readonly ready: DeferredPromise<void> = pDefer<void>();
+  confirmed = false;
+
+  constructor(readonly policy: WakePolicy) {
+    // Holders may have left before it settles (abort, timeout): a rejection nobody awaits is not an error.
+    this.ready.promise.catch(() => undefined);
+  }
 
   wakeOne(): void {
     const next = this.waiters.find((w) => !w.signaled);
@@ -67,40 +80,43 @@ export class Subscription {
   ) {}
 
   /**
-   * Resolves when a message wakes this waiter (or one was banked for it), or after `ms` (`-1`: no timeout).
-   * Rejects with the signal's reason on abort. Leaves no timer or listener behind.
+   * Resolves `'woken'` when a message wakes this waiter (or one was banked for it), `'timeout'` after `ms`
+   * (`-1`: no timeout). Rejects with the signal's reason on abort. Leaves no timer or listener behind.
    */
-  wait(ms: number, abort?: AbortSignal): Promise<void> {
+  wait(ms: number, abort?: AbortSignal): Promise<WaitOutcome> {
     if (abort?.aborted) return Promise.reject(abort.reason as Error);
     if (this.state.signaled) {
       this.state.signaled = false;
-      return Promise.resolve();
+      return Promise.resolve('woken');
     }
-    const d = pDefer<void>();
-    const timer = ms >= 0 ? setTimeout(() => finish(), Math.min(ms, MAX_TIMER_MS)) : undefined;
-    const onAbort = (): void => finish(abort?.reason);
-    const finish = (error?: unknown): void => {
+    const d = pDefer<WaitOutcome>();
+    const timer = ms >= 0 ? setTimeout(() => finish('timeout'), Math.min(ms, MAX_TIMER_MS)) : undefined;
+    const onAbort = (): void => finish('aborted');
+    const finish = (outcome: WaitOutcome | 'aborted'): void => {
       if (timer !== undefined) clearTimeout(timer);
       abort?.removeEventListener('abort', onAbort);
       this.state.wake = null;
-      if (error === undefined) d.resolve();
-      else d.reject(error);
+      if (outcome === 'aborted') d.reject(abort?.reason as Error);
+      else d.resolve(outcome);
     };
     this.state.wake = () => {
       this.state.signaled = false;
-      finish();
+      finish('woken');
     };
     abort?.addEventListener('abort', onAbort, { once: true });
     return d.promise;
   }
 
-  /** Leaves the channel; a wake-up banked but not used is handed to the next waiter. */
-  release(): void {
+  /**
+   * Leaves the channel. A wake-up banked but not used is handed to the next waiter, and so is one this
+   * waiter consumed without acting on it (`handOn`: it gave up or was aborted before retrying).
+   */
+  release(handOn = false): void {
     if (this.released) return;
     this.released = true;
     const i = this.entry.waiters.indexOf(this.state);
     if (i >= 0) this.entry.waiters.splice(i, 1);
-    if (this.state.signaled) this.entry.wakeOne();
+    if (handOn || this.state.signaled) this.entry.wakeOne();
     this.onRelease();
   }
 }
@@ -108,22 +124,44 @@ export class Subscription {
 /** Subscriber-side machinery of one client. */
 export class PublishSubscribe {
   private readonly entries = new Map<string, ChannelEntry>();
-  private readonly messages = createEmitter<Record<string, string>>();
-  private connectedOnce = false;
+  // Channels whose SUBSCRIBE was written on the current socket (and not unsubscribed since).
+  private readonly onServer = new Set<string>();
+  // Bumped on every close and ready: a reply from an older socket is ignored.
+  private epoch = 0;
+  private live = false;
   private closed = false;
 
   /**
-   * @param subscriber a connection used only for (un)subscribing; owned by this object.
+   * @param subscriber a connection used only for (un)subscribing; owned by this object, which turns off
+   *   ioredis' own re-subscription and replay (it re-subscribes itself, in order).
    * @param keyPrefix the ioredis `keyPrefix` of the command connection: a channel passed in KEYS gets it,
    *   a SUBSCRIBE does not, so it is added here.
+   * @param closeTimeoutMs how long `close()` waits for a clean QUIT (the client's `timeout`).
    */
   constructor(
     private readonly subscriber: Redis,
     private readonly keyPrefix: string,
     private readonly closeTimeoutMs = 3_000,
   ) {
-    subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
-    subscriber.on('ready', () => this.onReady());
+    // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by reconcile/unref.
+    subscriber.options.autoResubscribe = false;
+    subscriber.options.autoResendUnfulfilledCommands = false;
+    subscriber.options.enableOfflineQueue = false;
+    subscriber.on('message', (channel: string, message: string) => {
+      const entry = this.entries.get(channel);
+      if (entry) entry.policy(message, entry);
+    });
+    subscriber.on('ready', () => {
+      this.epoch++;
+      this.live = true;
+      this.onServer.clear();
+      this.reconcile();
+    });
+    subscriber.on('close', () => {
+      this.epoch++;
+      this.live = false;
+      this.onServer.clear();
+    });
   }
 
   /** Publish command matching the subscriptions (sharded pub/sub will return `SPUBLISH`). */
@@ -131,7 +169,7 @@ export class PublishSubscribe {
     return 'PUBLISH';
   }
 
-  /** Number of channels this client is subscribed to now. */
+  /** Number of channels this client is subscribed to (or subscribing to) now. */
   get channelCount(): number {
     return this.entries.size;
   }
@@ -152,17 +190,10 @@ export class PublishSubscribe {
     const wire = this.keyPrefix + channel;
     let entry = this.entries.get(wire);
     if (!entry) {
-      const ready = this.subscriber.subscribe(wire);
-      entry = new ChannelEntry(ready, policy);
-      const created = entry;
-      this.messages.on(wire, (message) => created.policy(message ?? '', created));
+      entry = new ChannelEntry(policy);
       this.entries.set(wire, entry);
-      // A failed SUBSCRIBE must not poison later subscribers: forget the entry, its holders just leave.
-      ready.catch(() => {
-        if (this.entries.get(wire) !== created) return;
-        this.entries.delete(wire);
-        this.messages.all.delete(wire);
-      });
+      if (this.subscriber.status === 'wait') this.subscriber.connect().catch(() => undefined);
+      this.reconcile();
     }
     entry.refs++;
     const state: WaiterState = { signaled: false, wake: null };
@@ -170,7 +201,7 @@ export class PublishSubscribe {
     const held = entry;
     const sub = new Subscription(entry, state, () => this.unref(wire, held));
     try {
-      await withTimeout(entry.ready, timeoutMs, abort, `Subscription to ${wire} timed out after ${timeoutMs} ms`);
+      await withTimeout(entry.ready.promise, timeoutMs, abort, `Subscription to ${wire} timed out after ${timeoutMs} ms`);
     } catch (error) {
       sub.release();
       throw error;
@@ -178,38 +209,54 @@ export class PublishSubscribe {
     return sub;
   }
 
-  /** Wakes every waiter on every channel (after a reconnect, when messages may have been missed). */
-  wakeAll(): void {
-    for (const e of this.entries.values()) e.wakeAll();
+  /**
+   * Closes the subscriber connection, waiting at most `timeoutMs` for a clean QUIT; waiters must have been
+   * rejected by the caller first.
+   */
+  async close(timeoutMs = this.closeTimeoutMs): Promise<void> {
+    this.closed = true;
+    for (const entry of this.entries.values()) entry.ready.reject(new RedissonShutdownError());
+    this.entries.clear();
+    this.onServer.clear();
+    await closeConnection(this.subscriber, timeoutMs);
   }
 
-  /** Closes the subscriber connection; waiters must have been rejected by the caller first. */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.messages.all.clear();
-    this.entries.clear();
-    await closeConnection(this.subscriber, this.closeTimeoutMs);
+  /** Writes a SUBSCRIBE for every channel with waiters that the current socket lacks. Only when ready. */
+  private reconcile(): void {
+    if (!this.live || this.closed) return;
+    for (const [wire, entry] of this.entries) {
+      if (this.onServer.has(wire)) continue;
+      this.onServer.add(wire);
+      const epoch = this.epoch;
+      this.subscriber.subscribe(wire).then(
+        () => {
+          if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
+          const again = entry.confirmed;
+          entry.confirmed = true;
+          entry.ready.resolve();
+          // Re-subscribed after a reconnect: a release may have been published meanwhile.
+          if (again) entry.wakeAll();
+        },
+        (error: unknown) => {
+          if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
+          this.onServer.delete(wire);
+          // Refused by the server (ACL, …): fail its waiters rather than let them wait out their timeout.
+          if (!entry.confirmed) {
+            this.entries.delete(wire);
+            entry.ready.reject(error);
+          }
+        },
+      );
+    }
   }
 
   private unref(wire: string, entry: ChannelEntry): void {
     entry.refs--;
     if (entry.refs > 0 || this.entries.get(wire) !== entry) return;
     this.entries.delete(wire);
-    this.messages.all.delete(wire);
-    if (!this.closed) this.subscriber.unsubscribe(wire).catch(() => undefined);
-  }
-
-  private onReady(): void {
-    if (!this.connectedOnce) {
-      this.connectedOnce = true;
-      return;
-    }
-    // ioredis re-subscribes on reconnect before 'ready'. A PING queued behind those SUBSCRIBEs returns once
-    // they are in place; only then are waiters woken to retry, so a release after their retry is not lost.
-    this.subscriber
-      .ping()
-      .catch(() => undefined)
-      .finally(() => this.wakeAll());
+    entry.ready.reject(new RedissonShutdownError('subscription released'));
+    // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
+    if (this.live && !this.closed && this.onServer.delete(wire)) this.subscriber.unsubscribe(wire).catch(() => undefined);
   }
 }
 

@@ -54,6 +54,11 @@ export class LockRenewalScheduler {
     return this.locks.size;
   }
 
+  /** True while the watchdog renews `field` on `rawName`. */
+  renews(rawName: string, field: string): boolean {
+    return this.locks.get(rawName)?.has(field) ?? false;
+  }
+
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
   add(rawName: string, field: string, threadId: number): void {
     if (this.stopped) return;

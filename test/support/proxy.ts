@@ -1,0 +1,87 @@
+/**
+ * A TCP proxy in front of a real redis-server, for forcing timings: it can hold back the server's replies
+ * for a chosen time (a slow handshake, a delayed message) and drop every connection at a chosen moment.
+ * Bytes pass through unchanged and in order; nothing is parsed or answered by the proxy.
+ */
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+
+export class RedisProxy {
+  /** Server→client bytes are held back this long (ms) before they are passed on; 0 passes at once. */
+  replyDelayMs = 0;
+  readonly #server: Server;
+  readonly #pairs = new Set<[Socket, Socket]>();
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  /** Starts a proxy on a free loopback port forwarding to `127.0.0.1:targetPort`. */
+  static async start(targetPort: number): Promise<RedisProxy> {
+    const server = createServer();
+    const proxy = new RedisProxy(server);
+    server.on('connection', (client) => proxy.#pipe(client, targetPort));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return proxy;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Number of client connections open through the proxy. */
+  get connections(): number {
+    return this.#pairs.size;
+  }
+
+  /** Destroys every connection through the proxy (the clients see a dropped socket). */
+  dropAll(): void {
+    for (const [client, upstream] of this.#pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    this.#pairs.clear();
+  }
+
+  async stop(): Promise<void> {
+    this.dropAll();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  #pipe(client: Socket, targetPort: number): void {
+    const upstream = connect(targetPort, '127.0.0.1');
+    const pair: [Socket, Socket] = [client, upstream];
+    this.#pairs.add(pair);
+    const close = (): void => {
+      this.#pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    // Held-back chunks keep their order: one queue per connection, drained by one timer at a time.
+    const queue: Array<{ readonly at: number; readonly chunk: Buffer }> = [];
+    let timer: NodeJS.Timeout | null = null;
+    const drain = (): void => {
+      timer = null;
+      while (queue.length > 0 && (queue[0] as { at: number }).at <= Date.now()) {
+        const next = queue.shift() as { chunk: Buffer };
+        if (!client.destroyed) client.write(next.chunk);
+      }
+      const head = queue[0];
+      if (head) timer = setTimeout(drain, Math.max(0, head.at - Date.now()));
+    };
+    upstream.on('data', (chunk: Buffer) => {
+      if (this.replyDelayMs <= 0 && queue.length === 0) {
+        client.write(chunk);
+        return;
+      }
+      queue.push({ at: Date.now() + this.replyDelayMs, chunk });
+      timer ??= setTimeout(drain, Math.max(0, (queue[0] as { at: number }).at - Date.now()));
+    });
+  }
+}
