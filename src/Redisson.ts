@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { createEmitter, type Emitter } from './emitter.js';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor } from './commands.js';
+import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
@@ -87,7 +88,7 @@ export class Redisson {
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    this.#executor = new CommandExecutor(this.#connection);
+    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
     const subscriber = this.#connection.duplicate({
@@ -100,8 +101,10 @@ export class Redisson {
     subscriber.on('error', () => undefined);
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout);
     const executor = this.#executor;
+    const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
+      executor.eval(id, keys, args, 'idempotent');
     this.#renewal = new LockRenewalScheduler(
-      async (keys, fields) => (await executor.eval('lock/renewExpiration', keys, [options.lockWatchdogTimeout, ...fields])) as number[],
+      (kind, entries) => kind.renew(runScript, options.lockWatchdogTimeout, entries),
       Math.max(1, Math.trunc(options.lockWatchdogTimeout / 3)),
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),

@@ -46,6 +46,9 @@ function integerString(n: number): string {
   return String(n);
 }
 
+/** Whether a command whose reply was lost may be sent again. */
+export type RetryPolicy = 'never' | 'idempotent';
+
 interface InFlight {
   written: boolean;
   reject: (error: Error) => void;
@@ -80,7 +83,10 @@ export class CommandExecutor {
     for (const entry of this.#inflight) entry.written = true;
   };
 
-  constructor(readonly redis: RedisConnection) {
+  constructor(
+    readonly redis: RedisConnection,
+    private readonly retryAttempts = 0,
+  ) {
     defineScripts(redis);
     redis.on('close', this.#onClose);
     redis.on('ready', this.#onReady);
@@ -103,14 +109,29 @@ export class CommandExecutor {
     return d.promise;
   }
 
-  /** {@link evalScript} through {@link run}. */
-  eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.run((redis) => evalScript(redis, id, keys, args));
+  /**
+   * {@link evalScript} through {@link run}. `retry: 'never'` (acquire scripts: not idempotent) surfaces a
+   * lost reply as `ConnectionLostError`; `'idempotent'` (an unlock whose latch answers a second run, a
+   * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
+   */
+  async eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], retry: RetryPolicy = 'never'): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.run((redis) => evalScript(redis, id, keys, args));
+      } catch (error) {
+        if (retry === 'never' || !(error instanceof ConnectionLostError) || attempt >= this.retryAttempts) throw error;
+      }
+    }
+  }
+
+  /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as ioredis does. Never re-sent. */
+  command(name: string, ...args: ScriptArg[]): Promise<unknown> {
+    return this.run((redis) => redis.call(name, ...args));
   }
 
   /** Sends a command whose reply nobody waits for (as Redisson's latch DEL); shutdown still waits for it. */
-  fireAndForget(send: (redis: RedisConnection) => Promise<unknown>): void {
-    this.run(send).catch(() => undefined);
+  fireAndForget(name: string, ...args: ScriptArg[]): void {
+    this.command(name, ...args).catch(() => undefined);
   }
 
   /**

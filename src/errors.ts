@@ -55,6 +55,9 @@ export class RedissonShutdownError extends RedissonError {
   }
 }
 
+/** A call that conflicts with the state of the client or of an object; Java's `IllegalStateException`. */
+export class IllegalStateError extends RedissonError {}
+
 /** A subscription or command did not complete in time; Redisson's `RedisTimeoutException`. */
 export class RedisTimeoutError extends RedissonError {}
 
@@ -66,5 +69,42 @@ export class RedisTimeoutError extends RedissonError {}
 export class ConnectionLostError extends RedissonError {
   constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown', options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/** What one member lock of a MultiLock / RedLock answered in the last acquisition round. */
+export interface NodeVote {
+  /** Position of the member in the multilock. */
+  readonly index: number;
+  /** The member lock's name. */
+  readonly lock: string;
+  /**
+   * `granted`: acquired; `refused`: held by another owner (until the member's wait ran out); `failed`: an
+   * error or the per-node timeout (whether the node set the key is unknown); `not asked`: the round
+   * ended before reaching it.
+   */
+  readonly vote: 'granted' | 'refused' | 'failed' | 'not asked';
+  /** The error of a `failed` vote (`RedisTimeoutError` for the per-node timeout). */
+  readonly error?: unknown;
+}
+
+/**
+ * A MultiLock / RedLock could not reach the number of member locks it needs because too many of them
+ * failed (down, unreachable, slower than the per-node timeout), so waiting longer would not help.
+ * Carries each node's vote. Thrown by `lock()`; `tryLock()` answers `false` instead, as Redisson does.
+ */
+export class QuorumError extends RedissonError {
+  /** Members that must be acquired: all for a MultiLock, a majority (`n/2 + 1`) for a RedLock. */
+  readonly required: number;
+  readonly votes: readonly NodeVote[];
+
+  constructor(required: number, votes: readonly NodeVote[], options?: { cause?: unknown }) {
+    const count = (v: NodeVote['vote']): number => votes.filter((x) => x.vote === v).length;
+    super(
+      `acquired ${count('granted')} of ${votes.length} locks, ${required} required: ${count('failed')} failed, ${count('refused')} refused, ${count('not asked')} not asked`,
+      options,
+    );
+    this.required = required;
+    this.votes = votes;
   }
 }

@@ -46,3 +46,59 @@ export const identityNameMapper: NameMapper = Object.freeze({
   map: (name: string) => name,
   unmap: (rawName: string) => rawName,
 });
+
+/** ReadWriteLock write owner field: `<clientUUID>:<threadId>:write` (Redisson's `RedissonWriteLock.getLockName`). */
+export function writeLockFieldName(clientId: string, threadId: number): string {
+  return `${lockFieldName(clientId, threadId)}:write`;
+}
+
+/** FairLock waiting queue (list of owner fields): `redisson_lock_queue:{N}`. */
+export function fairLockQueueName(rawName: string): string {
+  return prefixName('redisson_lock_queue', rawName);
+}
+
+/** FairLock waiter deadlines (zset, score = absolute ms): `redisson_lock_timeout:{N}`. */
+export function fairLockTimeoutName(rawName: string): string {
+  return prefixName('redisson_lock_timeout', rawName);
+}
+
+/** FairLock per-waiter channel: `redisson_lock__channel:{N}:<clientUUID>:<threadId>`. */
+export function fairLockWaiterChannelName(rawName: string, field: string): string {
+  return `${lockChannelName(rawName)}:${field}`;
+}
+
+/** FencedLock token counter: `redisson_lock_token:{N}`. */
+export function fencedLockTokenName(rawName: string): string {
+  return prefixName('redisson_lock_token', rawName);
+}
+
+/** ReadWriteLock channel (read and write waiters): `redisson_rwlock:{N}`. */
+export function readWriteLockChannelName(rawName: string): string {
+  return prefixName('redisson_rwlock', rawName);
+}
+
+/**
+ * Prefix of one reader's per-hold timeout keys: `{N}:<clientUUID>:<threadId>:rwlock_timeout`; the k-th
+ * nested read hold's key is `<prefix>:<k>`.
+ */
+export function readLockTimeoutPrefix(rawName: string, field: string): string {
+  return `${suffixName(rawName, field)}:rwlock_timeout`;
+}
+
+/** Semaphore and PermitExpirableSemaphore channel: `redisson_sc:{N}`. */
+export function semaphoreChannelName(rawName: string): string {
+  return prefixName('redisson_sc', rawName);
+}
+
+/** PermitExpirableSemaphore lease zset: `{N}:timeout`. */
+export function permitExpirableTimeoutName(rawName: string): string {
+  return suffixName(rawName, 'timeout');
+}
+
+/**
+ * CountDownLatch channel: `redisson_countdownlatch__channel__{N}` — always braced, even when N contains `{`
+ * (Redisson builds it without the `{` check of `prefixName`).
+ */
+export function countDownLatchChannelName(rawName: string): string {
+  return `redisson_countdownlatch__channel__{${rawName}}`;
+}

@@ -14,13 +14,9 @@
  */
 import type { Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
-import { RedisTimeoutError, RedissonShutdownError } from '../errors.js';
+import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
+import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { closeConnection } from '../connection.js';
-
-/** Redisson `LockPubSub.UNLOCK_MESSAGE`: wakes one waiter per process. */
-export const UNLOCK_MESSAGE = 0;
-/** Redisson `LockPubSub.READ_UNLOCK_MESSAGE`: wakes every waiter per process. */
-export const READ_UNLOCK_MESSAGE = 1;
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -30,18 +26,10 @@ interface WaiterState {
   wake: (() => void) | null;
 }
 
-/** How a channel's messages wake its waiters: `0` one (FIFO), `1` all, anything else nobody. */
-export type WakePolicy = (message: string, entry: { wakeOne(): void; wakeAll(): void }) => void;
-
-export const lockWakePolicy: WakePolicy = (message, entry) => {
-  if (message === String(UNLOCK_MESSAGE)) entry.wakeOne();
-  else if (message === String(READ_UNLOCK_MESSAGE)) entry.wakeAll();
-};
-
 /** How a {@link Subscription.wait} ended. */
 export type WaitOutcome = 'woken' | 'timeout';
 
-class ChannelEntry {
+class ChannelEntry implements ChannelWaiters {
   refs = 0;
   readonly waiters: WaiterState[] = [];
   /** Settles when the server first confirms the subscription. */
@@ -60,6 +48,16 @@ class ChannelEntry {
 
   wakeAll(): void {
     for (const w of this.waiters) signal(w);
+  }
+
+  wakeN(n: number): void {
+    let left = n;
+    for (const w of this.waiters) {
+      if (left <= 0) return;
+      if (w.signaled) continue;
+      signal(w);
+      left--;
+    }
   }
 }
 
@@ -149,7 +147,7 @@ export class PublishSubscribe {
     subscriber.options.enableOfflineQueue = false;
     subscriber.on('message', (channel: string, message: string) => {
       const entry = this.entries.get(channel);
-      if (entry) entry.policy(message, entry);
+      if (entry) entry.policy.onMessage(message, entry);
     });
     subscriber.on('ready', () => {
       this.epoch++;
@@ -182,13 +180,17 @@ export class PublishSubscribe {
   }
 
   /**
-   * Joins `channel` (unprefixed name, as passed in KEYS), subscribing on first use. Rejects with
-   * `RedisTimeoutError` after `timeoutMs`, or with the signal's reason on abort; the hold is then undone.
+   * Joins `channel` (unprefixed name, as passed in KEYS), subscribing on first use; its messages wake waiters
+   * by `policy`. Rejects with `RedisTimeoutError` after `timeoutMs`, or with the signal's reason on abort
+   * (the hold is then undone), or with `IllegalStateError` when the channel is in use with another policy.
    */
-  async subscribe(channel: string, timeoutMs: number, abort?: AbortSignal, policy: WakePolicy = lockWakePolicy): Promise<Subscription> {
+  async subscribe(channel: string, policy: WakePolicy, timeoutMs: number, abort?: AbortSignal): Promise<Subscription> {
     if (this.closed) throw new RedissonShutdownError();
     const wire = this.keyPrefix + channel;
     let entry = this.entries.get(wire);
+    if (entry && entry.policy !== policy) {
+      throw new IllegalStateError(`channel ${wire} is already waited on with the '${entry.policy.name}' wake policy, not '${policy.name}': two primitive types share one name`);
+    }
     if (!entry) {
       entry = new ChannelEntry(policy);
       this.entries.set(wire, entry);

@@ -6,11 +6,46 @@
  * It never throws from its timer: a renewal error is reported and retried on the next tick; a field
  * found gone ends renewal of that owner and is reported as a lost lock.
  */
+import type { LuaScriptId } from '../generated/lua.js';
 
-/** Runs one renewal batch: `keys[i]` is renewed when it still has field `fields[i]`; 1/0 per key. */
-export type RenewBatch = (keys: string[], fields: string[]) => Promise<number[]>;
+/** One lock the watchdog renews: the hash `rawName` while it still has owner field `field`. */
+export interface RenewalEntry {
+  readonly rawName: string;
+  readonly field: string;
+}
+
+/**
+ * A shape of renewal (Redisson's `LockTask`, `ReadLockTask`, …): its own script over a batch of entries.
+ * Kinds are compared by `id`; a lock name renewed under two kinds (a write hold and a read hold of one
+ * RW lock) is two registrations, and releasing one never cancels the other.
+ */
+export interface RenewalKind {
+  readonly id: string;
+  /** Re-expires each entry to `leaseMs` when its field still exists: 1 renewed, 0 gone, per entry. */
+  renew(run: ScriptRunner, leaseMs: number, entries: readonly RenewalEntry[]): Promise<number[]>;
+}
+
+/** Runs a script (the client's executor, narrowed to what a renewal kind needs). */
+export type ScriptRunner = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+
+/** The RLock family's renewal: `PEXPIRE` each hash that still has its owner field. */
+export const lockRenewal: RenewalKind = Object.freeze({
+  id: 'lock',
+  async renew(run: ScriptRunner, leaseMs: number, entries: readonly RenewalEntry[]): Promise<number[]> {
+    return (await run(
+      'lock/renewExpiration',
+      entries.map((e) => e.rawName),
+      [leaseMs, ...entries.map((e) => e.field)],
+    )) as number[];
+  },
+});
+
+/** Runs one renewal batch of `kind`. */
+export type RenewBatch = (kind: RenewalKind, entries: readonly RenewalEntry[]) => Promise<number[]>;
 
 export interface LostLock {
+  /** The renewal kind's id (`lock`, `readLock`, …). */
+  readonly kind: string;
   /** Raw name of the lock (the Redis key). */
   readonly rawName: string;
   /** The owner field that was found gone, `<clientUUID>:<threadId>`. */
@@ -25,16 +60,23 @@ interface Holder {
   epoch: number;
 }
 
+interface Renewed {
+  readonly kind: RenewalKind;
+  readonly rawName: string;
+  // owner field → holds. Map order is insertion order: the first owner is the one renewed.
+  readonly owners: Map<string, Holder>;
+}
+
 interface Sent {
-  readonly key: string;
+  readonly slot: string;
   readonly field: string;
   readonly epoch: number;
   readonly count: number;
 }
 
 export class LockRenewalScheduler {
-  // rawName → owner field → holds. Map order is insertion order: the first owner is the one renewed.
-  private readonly locks = new Map<string, Map<string, Holder>>();
+  // (kind, rawName) → the owners renewed there.
+  private readonly locks = new Map<string, Renewed>();
   private readonly lost = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -49,60 +91,51 @@ export class LockRenewalScheduler {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** Number of lock names being renewed now. */
+  /** Number of (kind, lock name) pairs being renewed now. */
   get size(): number {
     return this.locks.size;
   }
 
-  /** True while the watchdog renews `field` on `rawName`. */
-  renews(rawName: string, field: string): boolean {
-    return this.locks.get(rawName)?.has(field) ?? false;
+  /** True while the watchdog renews `field` on `rawName` under `kind`. */
+  renews(kind: RenewalKind, rawName: string, field: string): boolean {
+    return this.locks.get(slotKey(kind.id, rawName))?.owners.has(field) ?? false;
   }
 
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
-  add(rawName: string, field: string, threadId: number): void {
+  add(kind: RenewalKind, rawName: string, field: string, threadId: number): void {
     if (this.stopped) return;
-    this.clearLost(rawName, field);
-    let owners = this.locks.get(rawName);
-    if (!owners) this.locks.set(rawName, (owners = new Map<string, Holder>()));
-    const holder = owners.get(field);
+    this.clearLost(kind, rawName, field);
+    const slot = slotKey(kind.id, rawName);
+    let renewed = this.locks.get(slot);
+    if (!renewed) this.locks.set(slot, (renewed = { kind, rawName, owners: new Map<string, Holder>() }));
+    const holder = renewed.owners.get(field);
     if (holder) {
       holder.count++;
       holder.epoch = ++this.epoch;
-    } else owners.set(field, { count: 1, threadId, epoch: ++this.epoch });
+    } else renewed.owners.set(field, { count: 1, threadId, epoch: ++this.epoch });
     this.schedule();
   }
 
   /** Removes one hold (any unlock outcome, as Redisson). Returns true when `field` was registered. */
-  remove(rawName: string, field: string): boolean {
-    const owners = this.locks.get(rawName);
-    const holder = owners?.get(field);
-    if (!owners || !holder) return false;
-    if (--holder.count <= 0) owners.delete(field);
-    if (owners.size === 0) this.locks.delete(rawName);
+  remove(kind: RenewalKind, rawName: string, field: string): boolean {
+    const slot = slotKey(kind.id, rawName);
+    const renewed = this.locks.get(slot);
+    const holder = renewed?.owners.get(field);
+    if (!renewed || !holder) return false;
+    if (--holder.count <= 0) renewed.owners.delete(field);
+    if (renewed.owners.size === 0) this.locks.delete(slot);
     return true;
   }
 
-  /** Stops renewing every owner of `rawName` (forceUnlock) and forgets their lost flags. */
+  /** Stops renewing every owner of `rawName`, of every kind (forceUnlock), and forgets their lost flags. */
   removeAll(rawName: string): void {
-    this.locks.delete(rawName);
-    const prefix = lostKey(rawName, '');
-    for (const key of this.lost) if (key.startsWith(prefix)) this.lost.delete(key);
+    for (const [slot, renewed] of this.locks) if (renewed.rawName === rawName) this.locks.delete(slot);
+    for (const key of this.lost) if (key.split('\u0000')[1] === rawName) this.lost.delete(key);
   }
 
   /** Forgets a lost flag: the owner acquired the lock again (with or without a lease). */
-  clearLost(rawName: string, field: string): void {
-    if (this.lost.size > 0) this.lost.delete(lostKey(rawName, field));
-  }
-
-  /**
-   * Records that `field` of `rawName` is gone: it is no longer renewed, and a later {@link takeLoss}
-   * answers `'reported'`. Returns null when it was not registered (nothing to report).
-   */
-  markLost(rawName: string, field: string): LostLock | null {
-    const lost = this.forget(rawName, field);
-    if (lost) this.lost.add(lostKey(rawName, field));
-    return lost;
+  clearLost(kind: RenewalKind, rawName: string, field: string): void {
+    if (this.lost.size > 0) this.lost.delete(lostKey(kind.id, rawName, field));
   }
 
   /**
@@ -110,18 +143,9 @@ export class LockRenewalScheduler {
    * {@link LostLock}: it was still being renewed, so this is the loss (not yet reported); null: it was
    * never a watchdog hold. The owner is forgotten either way.
    */
-  takeLoss(rawName: string, field: string): LostLock | 'reported' | null {
-    if (this.lost.delete(lostKey(rawName, field))) return 'reported';
-    return this.forget(rawName, field);
-  }
-
-  private forget(rawName: string, field: string): LostLock | null {
-    const owners = this.locks.get(rawName);
-    const holder = owners?.get(field);
-    if (!owners || !holder) return null;
-    owners.delete(field);
-    if (owners.size === 0) this.locks.delete(rawName);
-    return { rawName, field, threadId: holder.threadId };
+  takeLoss(kind: RenewalKind, rawName: string, field: string): LostLock | 'reported' | null {
+    if (this.lost.delete(lostKey(kind.id, rawName, field))) return 'reported';
+    return this.forget(slotKey(kind.id, rawName), field);
   }
 
   /** Stops the timer and forgets every lock. A batch in flight finishes (or fails) on its own. */
@@ -131,6 +155,15 @@ export class LockRenewalScheduler {
     this.timer = null;
     this.locks.clear();
     this.lost.clear();
+  }
+
+  private forget(slot: string, field: string): LostLock | null {
+    const renewed = this.locks.get(slot);
+    const holder = renewed?.owners.get(field);
+    if (!renewed || !holder) return null;
+    renewed.owners.delete(field);
+    if (renewed.owners.size === 0) this.locks.delete(slot);
+    return { kind: renewed.kind.id, rawName: renewed.rawName, field, threadId: holder.threadId };
   }
 
   private schedule(): void {
@@ -148,45 +181,57 @@ export class LockRenewalScheduler {
   }
 
   private async tick(): Promise<void> {
-    const names = [...this.locks.keys()];
-    for (let i = 0; i < names.length && !this.stopped; i += this.batchSize) {
-      const sent: Sent[] = [];
-      for (const name of names.slice(i, i + this.batchSize)) {
-        const first = this.locks.get(name)?.entries().next();
-        if (!first || first.done) continue;
-        const [field, holder] = first.value;
-        sent.push({ key: name, field, epoch: holder.epoch, count: holder.count });
+    // One batch holds locks of one kind: each kind has its own script.
+    const byKind = new Map<RenewalKind, string[]>();
+    for (const [slot, renewed] of this.locks) {
+      const slots = byKind.get(renewed.kind);
+      if (slots) slots.push(slot);
+      else byKind.set(renewed.kind, [slot]);
+    }
+    for (const [kind, slots] of byKind) {
+      for (let i = 0; i < slots.length && !this.stopped; i += this.batchSize) {
+        const sent: Sent[] = [];
+        const entries: RenewalEntry[] = [];
+        for (const slot of slots.slice(i, i + this.batchSize)) {
+          const renewed = this.locks.get(slot);
+          const first = renewed?.owners.entries().next();
+          if (!renewed || !first || first.done) continue;
+          const [field, holder] = first.value;
+          sent.push({ slot, field, epoch: holder.epoch, count: holder.count });
+          entries.push({ rawName: renewed.rawName, field });
+        }
+        if (sent.length === 0) continue;
+        let results: number[];
+        try {
+          results = await this.renew(kind, entries);
+        } catch (error) {
+          this.report(this.onError, error);
+          continue;
+        }
+        results.forEach((renewedOk, j) => {
+          const s = sent[j];
+          if (renewedOk === 0 && s) this.settleGone(s);
+        });
       }
-      if (sent.length === 0) continue;
-      let results: number[];
-      try {
-        results = await this.renew(
-          sent.map((s) => s.key),
-          sent.map((s) => s.field),
-        );
-      } catch (error) {
-        this.report(this.onError, error);
-        continue;
-      }
-      results.forEach((renewed, j) => {
-        const s = sent[j];
-        if (renewed === 0 && s) this.settleGone(s);
-      });
     }
   }
 
   /** The field was gone when the batch ran: those holds are lost; holds taken since then are kept. */
   private settleGone(s: Sent): void {
-    const holder = this.locks.get(s.key)?.get(s.field);
-    if (!holder) return;
+    const renewed = this.locks.get(s.slot);
+    const holder = renewed?.owners.get(s.field);
+    if (!renewed || !holder) return;
     if (holder.epoch === s.epoch) {
-      const lost = this.markLost(s.key, s.field);
-      if (lost) this.report(this.onLost, lost);
+      const lost = this.forget(s.slot, s.field);
+      if (lost) {
+        this.lost.add(lostKey(lost.kind, lost.rawName, lost.field));
+        this.report(this.onLost, lost);
+      }
       return;
     }
     // Re-acquired after the batch was sent: report the old hold lost, keep renewing the new one.
     holder.count = Math.max(1, holder.count - s.count);
-    this.report(this.onLost, { rawName: s.key, field: s.field, threadId: holder.threadId });
+    this.report(this.onLost, { kind: renewed.kind.id, rawName: renewed.rawName, field: s.field, threadId: holder.threadId });
   }
 
   /** Calls a listener; a listener that throws must not stop the watchdog or crash the process. */
@@ -199,6 +244,10 @@ export class LockRenewalScheduler {
   }
 }
 
-function lostKey(rawName: string, field: string): string {
-  return `${rawName}\u0000${field}`;
+function slotKey(kind: string, rawName: string): string {
+  return `${kind}\u0000${rawName}`;
+}
+
+function lostKey(kind: string, rawName: string, field: string): string {
+  return `${kind}\u0000${rawName}\u0000${field}`;
 }

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { PublishSubscribe, type Subscription } from '../../src/pubsub/PublishSubscribe.js';
+import { latchWakePolicy, lockWakePolicy, semaphoreWakePolicy } from '../../src/pubsub/wakePolicies.js';
+import { IllegalStateError } from '../../src/errors.js';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 
 let server: TestRedis;
@@ -37,7 +39,7 @@ function track(sub: Subscription, ms = -1): { done: boolean; promise: Promise<vo
 
 it('shares one subscription per channel and unsubscribes when the last waiter leaves', async () => {
   const channel = uniqueName('ch');
-  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, 5_000)));
+  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, lockWakePolicy, 5_000)));
   expect(await numSub(channel)).toBe(1);
   expect(pubsub.channelCount).toBe(1);
   expect(pubsub.waiterCount).toBe(3);
@@ -52,7 +54,7 @@ it('shares one subscription per channel and unsubscribes when the last waiter le
 
 it('message 0 wakes exactly one waiter, in FIFO order; message 1 wakes all', async () => {
   const channel = uniqueName('ch');
-  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, 5_000)));
+  const subs = await Promise.all([1, 2, 3].map(() => pubsub.subscribe(channel, lockWakePolicy, 5_000)));
   const waits = subs.map((s) => track(s));
   await raw.publish(channel, '0');
   await eventually(() => waits.some((w) => w.done), 5_000, 'one wake');
@@ -68,8 +70,8 @@ it('message 0 wakes exactly one waiter, in FIFO order; message 1 wakes all', asy
 
 it('banks a wake-up that arrives before the wait, and hands an unused one to the next waiter', async () => {
   const channel = uniqueName('ch');
-  const first = await pubsub.subscribe(channel, 5_000);
-  const second = await pubsub.subscribe(channel, 5_000);
+  const first = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
+  const second = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
   await raw.publish(channel, '0');
   await sleep(100); // delivered while nobody waits: banked on the first waiter
   await first.wait(-1); // returns at once
@@ -85,7 +87,7 @@ it('banks a wake-up that arrives before the wait, and hands an unused one to the
 
 it('times out a wait after its TTL and rejects on abort, leaving no timer behind', async () => {
   const channel = uniqueName('ch');
-  const sub = await pubsub.subscribe(channel, 5_000);
+  const sub = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
   await sub.wait(50); // resolves by timeout
   const controller = new AbortController();
   const pending = sub.wait(-1, controller.signal);
@@ -94,4 +96,43 @@ it('times out a wait after its TTL and rejects on abort, leaving no timer behind
   await expect(pending).rejects.toBe(reason);
   sub.release();
   expect(pubsub.waiterCount).toBe(0);
+});
+
+it('a semaphore message wakes min(waiters, permits) waiters, longest first; a negative or odd one nobody', async () => {
+  const channel = uniqueName('ch');
+  const subs = await Promise.all([1, 2, 3, 4].map(() => pubsub.subscribe(channel, semaphoreWakePolicy, 5_000)));
+  const waits = subs.map((s) => track(s));
+  await raw.publish(channel, '-2');
+  await raw.publish(channel, 'x');
+  await raw.publish(channel, '2');
+  await Promise.all(waits.slice(0, 2).map((w) => w.promise));
+  await sleep(100);
+  expect(waits.map((w) => w.done)).toEqual([true, true, false, false]);
+  await raw.publish(channel, '9');
+  await Promise.all(waits.map((w) => w.promise));
+  for (const s of subs) s.release();
+});
+
+it('refuses a second wake policy on a channel in use, without touching the first one\'s waiters', async () => {
+  const channel = uniqueName('ch');
+  const sub = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
+  await expect(pubsub.subscribe(channel, latchWakePolicy, 5_000)).rejects.toBeInstanceOf(IllegalStateError);
+  expect(pubsub.waiterCount).toBe(1);
+  const pending = track(sub);
+  await raw.publish(channel, '0');
+  await pending.promise;
+  sub.release();
+  expect(pubsub.channelCount).toBe(0);
+});
+
+it('a latch message 0 opens every waiter and 1 opens nobody', async () => {
+  const channel = uniqueName('ch');
+  const subs = await Promise.all([1, 2].map(() => pubsub.subscribe(channel, latchWakePolicy, 5_000)));
+  const waits = subs.map((s) => track(s));
+  await raw.publish(channel, '1');
+  await sleep(100);
+  expect(waits.map((w) => w.done)).toEqual([false, false]);
+  await raw.publish(channel, '0');
+  await Promise.all(waits.map((w) => w.promise));
+  for (const s of subs) s.release();
 });

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 import type { LockLostEvent } from '../../src/index.js';
+import { CommandExecutor } from '../../src/commands.js';
+import { LockRenewalScheduler, lockRenewal, type RenewalKind } from '../../src/renewal/LockRenewalScheduler.js';
 
 let server: TestRedis;
 let clients: Clients;
@@ -57,4 +59,46 @@ it('never renews another client\'s lock, and reports its own lost lock once', as
   await eventually(async () => (await raw.exists(name)) === 0, 5_000, 'foreign lock expiry');
   await sleep(300);
   expect(lost.length).toBe(1);
+});
+
+it('renews each kind with its own script, and removing one kind\'s hold never cancels another kind\'s on the same name', async () => {
+  const executor = new CommandExecutor(clients.raw());
+  const calls: string[] = [];
+  // A second renewal shape over the same lock script, as a read lock's is over its own.
+  const other: RenewalKind = {
+    id: 'other',
+    renew: (run, lease, entries) => {
+      calls.push('other');
+      return lockRenewal.renew(run, lease, entries);
+    },
+  };
+  const counting: RenewalKind = {
+    id: lockRenewal.id,
+    renew: (run, lease, entries) => {
+      calls.push('lock');
+      return lockRenewal.renew(run, lease, entries);
+    },
+  };
+  const lost: unknown[] = [];
+  const scheduler = new LockRenewalScheduler(
+    (kind, entries) => kind.renew((id, keys, args) => executor.eval(id, keys, args), 1_000, entries),
+    100,
+    100,
+    (l) => lost.push(l),
+    () => undefined,
+  );
+  const name = uniqueName();
+  await raw.hset(name, 'me:1', '1', 'me:1:write', '1');
+  await raw.pexpire(name, 300);
+  scheduler.add(counting, name, 'me:1:write', 1);
+  scheduler.add(other, name, 'me:1', 1);
+  expect(scheduler.size).toBe(2);
+  expect(scheduler.remove(other, name, 'me:1')).toBe(true);
+  expect(scheduler.renews(counting, name, 'me:1:write')).toBe(true);
+  await sleep(500); // past the 300 ms the key had: only the remaining kind's renewals kept it
+  expect(await raw.pttl(name)).toBeGreaterThan(0);
+  expect(new Set(calls)).toEqual(new Set(['lock']));
+  expect(lost).toEqual([]);
+  scheduler.stop();
+  executor.dispose();
 });

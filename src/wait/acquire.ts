@@ -1,0 +1,142 @@
+/**
+ * The acquire loop every waiting primitive reuses (Redisson's `lock`/`tryLock`/`acquire` loops): make an
+ * attempt; when it fails, subscribe to the release channel, attempt again, then wait for a release message
+ * or for the retry delay the attempt returned (the holder's TTL), whichever is sooner; repeat. No polling:
+ * without a message a waiter wakes only when the delay it was told has run out. A primitive without a
+ * channel (SpinLock) backs off between attempts instead.
+ */
+import type { ClientContext } from '../ClientContext.js';
+import type { Subscription } from '../pubsub/PublishSubscribe.js';
+import type { WakePolicy } from '../pubsub/wakePolicies.js';
+import { AbortScope } from './AbortScope.js';
+
+/** What one attempt found: acquired (with a value: a token, permit ids), or a delay before retrying. */
+export type Attempt<T> = { readonly acquired: true; readonly value: T } | { readonly acquired: false; readonly retryAfter: number };
+
+/** Acquired, with `value`. */
+export const acquired = <T>(value: T): Attempt<T> => ({ acquired: true, value });
+/** Not acquired: retry after `ms` at the latest (the holder's TTL; negative: only a message says when). */
+export const retryAfter = <T>(ms: number): Attempt<T> => ({ acquired: false, retryAfter: ms });
+
+/** How a waiter learns that it is worth retrying. */
+export type WaitMode =
+  | { readonly channel: string; readonly policy: WakePolicy }
+  /** No channel: sleep `next()` ms (bounded by the retry delay and the wait left) between attempts. */
+  | { readonly backoff: () => { next(): number } };
+
+export interface AcquireParams<T> {
+  readonly ctx: ClientContext;
+  /** One attempt; `retry` is false for the first attempt of the call. */
+  readonly attempt: (retry: boolean) => Promise<Attempt<T>>;
+  /** Undoes an acquisition that landed after the wait was aborted (must work during shutdown). */
+  readonly undo: (value: T) => Promise<unknown>;
+  /**
+   * Called when a waiting call (`waitMs` ≠ 0) ends without acquiring — ran out, aborted or failed — so a
+   * primitive whose attempts enqueue the waiter (FairLock) can leave the queue. Runs in the background.
+   */
+  readonly giveUp?: () => Promise<unknown> | undefined;
+  readonly mode: WaitMode;
+  /**
+   * Total wait in ms: `0` makes a single attempt, `-1` waits without limit (then the subscription itself
+   * is bounded by `subscriptionTimeout`).
+   */
+  readonly waitMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The outcome of {@link acquire}: the attempt's value, or `null` when the wait ran out. */
+export type Acquired<T> = { readonly value: T } | null;
+
+/**
+ * Runs the attempt / subscribe / retry / wait loop. Resolves with the value when acquired, `null` when
+ * `waitMs` ran out. Rejects at once with the abort reason (the user's signal, or `RedissonShutdownError` on
+ * shutdown), even with an attempt in flight: an acquisition that still lands is undone in the background
+ * (and shutdown waits for that). Leaves no subscription, timer or listener.
+ */
+export async function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
+  const { ctx } = p;
+  p.signal?.throwIfAborted();
+  const started = performance.now();
+  const unlimited = p.waitMs < 0;
+  const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
+  const scope = new AbortScope(ctx, p.signal);
+  let sub: Subscription | null = null;
+  // A wake-up this waiter took but did not act on (it gave up or was aborted before its retry returned)
+  // is handed to the next local waiter, which would otherwise sleep on a free lock.
+  let woken = false;
+  let outcome: Acquired<T> = null;
+  try {
+    let result = await guardedAttempt(p, scope, false);
+    if (result.acquired) return (outcome = { value: result.value });
+    if (remaining() <= 0) return null;
+
+    if ('channel' in p.mode) {
+      try {
+        const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
+        sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope.signal);
+      } catch (error) {
+        // Redisson's tryLock(wait) gives up (false) when it cannot subscribe in time; lock() throws.
+        if (scope.aborted || unlimited) throw error;
+        return null;
+      }
+    }
+    const backoff = 'backoff' in p.mode ? p.mode.backoff() : null;
+
+    for (;;) {
+      if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
+      result = await guardedAttempt(p, scope, true);
+      woken = false;
+      if (result.acquired) return (outcome = { value: result.value });
+      const left = remaining();
+      if (left <= 0) return null;
+      if (!sub) continue;
+      // Never wait longer than the retry delay (the holder's TTL): a holder that died without publishing
+      // is outwaited.
+      const waitMs = result.retryAfter >= 0 ? Math.min(result.retryAfter, left) : left;
+      woken = (await sub.wait(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1, scope.signal)) === 'woken';
+      if (remaining() <= 0) return null;
+    }
+  } finally {
+    sub?.release(woken);
+    scope.dispose();
+    if (outcome === null && p.waitMs !== 0 && p.giveUp) {
+      const leaving = p.giveUp();
+      if (leaving) ctx.keepUntilClosed(leaving);
+    }
+  }
+}
+
+/** One attempt that rejects as soon as the scope is aborted; a late acquisition is undone. */
+function guardedAttempt<T>(p: AcquireParams<T>, scope: AbortScope, retry: boolean): Promise<Attempt<T>> {
+  scope.throwIfAborted();
+  const attempt = p.attempt(retry);
+  return new Promise<Attempt<T>>((resolve, reject) => {
+    const off = scope.onAbort((reason) => {
+      p.ctx.keepUntilClosed(attempt.then((r) => (r.acquired ? p.undo(r.value) : undefined)));
+      reject(reason);
+    });
+    attempt.then(
+      (r) => off() && resolve(r),
+      (error: unknown) => off() && reject(error as Error),
+    );
+  });
+}
+
+/** Resolves after `ms` (at most setTimeout's ceiling), or rejects with the signal's reason on abort. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, Math.min(Math.ceil(ms), 2 ** 31 - 1)),
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
