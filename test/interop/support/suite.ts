@@ -21,6 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalMonitorStateError, lockChannelName, type Redisson, type RLock } from '../../../src/index.js';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../../support/redis.js';
 import { javaAvailable, JavaPeer, JavaPeerError } from '../JavaPeer.js';
+import type { InteropContext } from './context.js';
+import { PRIMITIVE_SCENARIOS } from './primitives.js';
 import { checkMatrix, DIRECTIONS, ResultsRecorder, type Direction } from './results.js';
 import { LockMessages, WireTap } from './wire.js';
 import {
@@ -604,6 +606,39 @@ export function defineInteropSuite(version: string): void {
       },
       60_000,
     );
+
+    // ------------------------------------------------------------------- the other primitives
+    const ctx: InteropContext = {
+      version,
+      get peer() {
+        return peer;
+      },
+      get watchdogPeer() {
+        return wdPeer;
+      },
+      shortWatchdogMs: SHORT_WATCHDOG_MS,
+      get redis() {
+        return redis;
+      },
+      get clients() {
+        return clients;
+      },
+      get raw() {
+        return raw;
+      },
+      results,
+      hangGuardMs: HANG_GUARD_MS,
+      row: (id, primitive, title) => results.register(id, primitive, title),
+      check,
+      notInVersion: (id, title) => {
+        checks++;
+        it(`${id} [n/a] ${title}: not in Redisson ${version}`, () => {
+          started++;
+          for (const d of DIRECTIONS) results.set(id, d, 'n/a');
+        });
+      },
+    };
+    for (const scenarios of PRIMITIVE_SCENARIOS) scenarios(ctx);
 
     // ----------------------------------------------------------------------------- matrix
     it('COMPATIBILITY.md interop matrix equals the results of this run', () => {
