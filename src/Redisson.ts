@@ -13,6 +13,17 @@ import { closeConnection } from './connection.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { RLock } from './locks/RLock.js';
+import { RedissonFencedLock } from './locks/RedissonFencedLock.js';
+import { RedissonNonReentrantLock } from './locks/RedissonNonReentrantLock.js';
+import { RedissonFairLock } from './locks/RedissonFairLock.js';
+import { RedissonNonReentrantFairLock } from './locks/RedissonNonReentrantFairLock.js';
+import { RedissonSpinLock } from './locks/RedissonSpinLock.js';
+import { LockOptions, requireBackOff, type BackOff } from './wait/backOff.js';
+import { RedissonReadWriteLock } from './locks/RedissonReadWriteLock.js';
+import { parseMemberArgs, RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
+import { RedissonRedLock } from './locks/RedissonRedLock.js';
+import { RSemaphore } from './sync/RSemaphore.js';
+import { RCountDownLatch } from './sync/RCountDownLatch.js';
 import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
@@ -172,6 +183,128 @@ export class Redisson {
     requireName(name);
     this.#ensureOpen();
     return new RLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getFencedLock(name)` (3.19.0+): a reentrant lock whose every acquisition draws a fencing
+   * token from `redisson_lock_token:{name}` (see {@link RedissonFencedLock}).
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   */
+  getFencedLock(name: string): RedissonFencedLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RedissonFencedLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getSpinLock(name[, backOff])` (3.15.0+): a reentrant lock whose waiters poll with `backOff`
+   * instead of subscribing (see {@link RedissonSpinLock}).
+   * @param backOff default `LockOptions.defaults()`: exponential, 1 ms doubling to 128 ms, with jitter.
+   * @throws TypeError | RangeError when `name` is not a non-empty string, TypeError when `backOff` has no `create()`.
+   * @example client.getSpinLock('job', new ConstantBackOff().delay(10))
+   */
+  getSpinLock(name: string, backOff?: BackOff): RedissonSpinLock {
+    requireName(name);
+    const policy = backOff === undefined ? LockOptions.defaults() : requireBackOff(backOff);
+    this.#ensureOpen();
+    return new RedissonSpinLock(this.#context, name, policy);
+  }
+
+  /**
+   * Redisson's `getNonReentrantLock(name)` (4.4.0+): an RLock its owner cannot take twice; a second
+   * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantLock}).
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   */
+  getNonReentrantLock(name: string): RedissonNonReentrantLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RedissonNonReentrantLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getFairLock(name)`: a reentrant lock granted in request order, across clients and Java
+   * (see {@link RedissonFairLock}). Waiters queue in `redisson_lock_queue:{name}`.
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @example const lock = client.getFairLock('payouts'); await lock.lock();
+   */
+  getFairLock(name: string): RedissonFairLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RedissonFairLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getNonReentrantFairLock(name)` (4.4.0+): a fair lock its owner cannot take twice; a second
+   * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantFairLock}).
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   */
+  getNonReentrantFairLock(name: string): RedissonNonReentrantFairLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RedissonNonReentrantFairLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getReadWriteLock(name)`: a read lock shared by readers and a write lock that excludes
+   * everyone else, on one hash, wire-identical to Java's `RReadWriteLock`. Both halves of the returned object
+   * act for one owner (its thread id) unless a `runInThread` flow or an explicit `threadId` says otherwise.
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @example const rw = client.getReadWriteLock('catalog'); await rw.writeLock().lock();
+   */
+  getReadWriteLock(name: string): RedissonReadWriteLock {
+    requireName(name);
+    this.#ensureOpen();
+    return new RedissonReadWriteLock(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getMultiLock(locks…)`: all of `locks` (from this or other clients, on any servers), taken
+   * by one owner: this client's `runInThread` flow, else the multilock object's own id.
+   * Also `getMultiLock([locks…], { nodeTimeout })`.
+   * @throws RangeError without locks; TypeError when one is not a lock.
+   */
+  getMultiLock(...locks: MultiLockMember[]): RedissonMultiLock;
+  getMultiLock(locks: readonly MultiLockMember[], options?: MultiLockOptions): RedissonMultiLock;
+  getMultiLock(...args: unknown[]): RedissonMultiLock {
+    this.#ensureOpen();
+    const { members, options } = parseMemberArgs(args);
+    return new RedissonMultiLock(this.#context, members, options);
+  }
+
+  /**
+   * Redisson's `RedissonRedLock`: a majority of `locks`, meant for one lock on each of several independent
+   * Redis servers (see {@link RedissonRedLock}). Also `getRedLock([locks…], { nodeTimeout })`.
+   * @throws RangeError without locks; TypeError when one is not a lock.
+   */
+  getRedLock(...locks: MultiLockMember[]): RedissonRedLock;
+  getRedLock(locks: readonly MultiLockMember[], options?: MultiLockOptions): RedissonRedLock;
+  getRedLock(...args: unknown[]): RedissonRedLock {
+    this.#ensureOpen();
+    const { members, options } = parseMemberArgs(args);
+    return new RedissonRedLock(this.#context, members, options);
+  }
+
+  /**
+   * Redisson's `getSemaphore(name)`: a counting semaphore, wire-identical to Java's `RSemaphore`. Permits
+   * have no owner: any object (or Java client) may release them.
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @example const slots = client.getSemaphore('slots'); await slots.trySetPermits(3);
+   */
+  getSemaphore(name: string): RSemaphore {
+    requireName(name);
+    this.#ensureOpen();
+    return new RSemaphore(this.#context, name);
+  }
+
+  /**
+   * Redisson's `getCountDownLatch(name)`: a count-down latch, wire-identical to Java's `RCountDownLatch`.
+   * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @example const done = client.getCountDownLatch('done'); await done.trySetCount(2); await done.await();
+   */
+  getCountDownLatch(name: string): RCountDownLatch {
+    requireName(name);
+    this.#ensureOpen();
+    return new RCountDownLatch(this.#context, name);
   }
 
   /**

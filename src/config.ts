@@ -25,6 +25,13 @@ export interface RedissonOptions {
    */
   lockWatchdogBatchSize?: number;
   /**
+   * A fair lock waiter's wait (ms) when its call has no wait time (`lock()`): how long it may stay queued
+   * behind its predecessor before the others drop it as dead (Redisson 3.46+ `fairLockWaitTimeout`; the
+   * same 300000 was built in from 3.13.3). Use the Java clients' value, or their queue deadlines diverge.
+   * @default 300000
+   */
+  fairLockWaitTimeout?: number;
+  /**
    * How long (ms) `lock()` waits for its channel subscription before failing with `RedisTimeoutError`.
    * @default 7500
    */
@@ -50,6 +57,7 @@ export interface ResolvedOptions {
   readonly redis: string | RedisOptions | Redis;
   readonly lockWatchdogTimeout: number;
   readonly lockWatchdogBatchSize: number;
+  readonly fairLockWaitTimeout: number;
   readonly subscriptionTimeout: number;
   readonly timeout: number;
   readonly retryAttempts: number;
@@ -61,6 +69,7 @@ export const DEFAULTS = Object.freeze({
   redis: 'redis://127.0.0.1:6379',
   lockWatchdogTimeout: 30_000,
   lockWatchdogBatchSize: 100,
+  fairLockWaitTimeout: 300_000,
   subscriptionTimeout: 7_500,
   timeout: 3_000,
   retryAttempts: 4,
@@ -69,38 +78,99 @@ export const DEFAULTS = Object.freeze({
 /** Largest number of milliseconds accepted anywhere (exact in a JS number, far below Redis's limits). */
 export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 
-function describe(value: unknown): string {
+/** Longest delay `setTimeout` can schedule (2^31 - 1 ms); longer ones fire after 1 ms with a warning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper'] as const;
+
+/** A value for an error message; never throws (a null-prototype object has no `toString`). */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `\`'${value}'\` (string)`;
   if (typeof value === 'number') return `\`${value}\``;
-  return `\`${String(value)}\` (${value === null ? 'null' : typeof value})`;
+  if (Array.isArray(value)) return `an array`;
+  let text: string;
+  try {
+    text = String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return `\`${text}\` (${value === null ? 'null' : typeof value})`;
+}
+
+/** Index of the first lone UTF-16 surrogate in `text`, or -1 when it is well-formed Unicode. */
+function loneSurrogateAt(text: string): number {
+  // With the `u` flag a surrogate pair is one code point, so only a lone surrogate is a `Cs` match.
+  return /\p{Cs}/u.exec(text)?.index ?? -1;
+}
+
+/**
+ * Throws unless `options` is an object (not an array, not `null`) whose own enumerable keys are all in
+ * `accepted`. `hints` explains a known mistake per key (a positional argument passed as an option).
+ */
+export function requireOptionKeys(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`Expected ${what} to be an object, got ${describeValue(options)}`);
+  }
+  for (const key of Reflect.ownKeys(options)) {
+    if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue;
+    if (typeof key === 'string' && accepted.includes(key)) continue;
+    const name = String(key);
+    const near = accepted.find((k) => k.toLowerCase() === name.toLowerCase());
+    const hint = typeof key === 'string' && Object.hasOwn(hints, key) ? ` ${hints[key]}` : near === undefined ? '' : ` (did you mean \`${near}\`?)`;
+    throw new TypeError(`Unknown option \`${name}\` in ${what}${hint}; accepted: ${accepted.map((k) => `\`${k}\``).join(', ') || 'none'}`);
+  }
 }
 
 /** Throws unless `value` is an integer in `[min, max]`. */
 export function requireInteger(value: unknown, what: string, min: number, max = MAX_MILLIS): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`Expected \`${what}\` to be a number, got ${describe(value)}`);
+    throw new TypeError(`Expected \`${what}\` to be a number, got ${describeValue(value)}`);
   }
   if (!Number.isInteger(value)) {
-    throw new RangeError(`Expected \`${what}\` to be a finite integer, got ${describe(value)}`);
+    throw new RangeError(`Expected \`${what}\` to be a finite integer, got ${describeValue(value)}`);
   }
   if (value < min || value > max) {
-    throw new RangeError(`Expected \`${what}\` to be between ${min} and ${max}, got ${describe(value)}`);
+    throw new RangeError(`Expected \`${what}\` to be between ${min} and ${max}, got ${describeValue(value)}`);
   }
   return value;
 }
 
-/** Throws unless `name` is a non-empty string. Returns it. */
+/**
+ * Throws unless `name` is a non-empty string of well-formed Unicode. Returns it. A lone UTF-16 surrogate
+ * would reach Redis as U+FFFD in a channel name (a waiter never woken) and merge distinct names into one key.
+ */
 export function requireName(name: unknown, what = 'name'): string {
-  if (typeof name !== 'string') throw new TypeError(`Expected \`${what}\` to be a string, got ${describe(name)}`);
+  if (typeof name !== 'string') throw new TypeError(`Expected \`${what}\` to be a string, got ${describeValue(name)}`);
   if (name.length === 0) throw new RangeError(`Expected \`${what}\` to be a non-empty string`);
+  const at = loneSurrogateAt(name);
+  if (at >= 0) {
+    const unit = name.charCodeAt(at).toString(16).toUpperCase();
+    throw new RangeError(`Expected \`${what}\` to be well-formed Unicode, got a lone surrogate U+${unit} at index ${at}`);
+  }
   return name;
+}
+
+/**
+ * `name` validated, then mapped by the client's {@link NameMapper}; the mapped name must be a non-empty,
+ * well-formed string too, since every key and channel is built from it.
+ */
+export function mapName(mapper: NameMapper, name: unknown): string {
+  const valid = requireName(name);
+  const raw: unknown = mapper.map(valid);
+  const what = `\`nameMapper.map\` to return a non-empty string for ${describeValue(valid)}`;
+  if (typeof raw !== 'string') throw new TypeError(`Expected ${what}, got ${describeValue(raw)}`);
+  if (raw.length === 0) throw new RangeError(`Expected ${what}, got \`''\``);
+  const at = loneSurrogateAt(raw);
+  if (at >= 0) throw new RangeError(`Expected ${what}, got one with a lone surrogate at index ${at}`);
+  return raw;
 }
 
 /** Throws unless `unit` is a {@link TimeUnit}; `undefined` means milliseconds. */
 export function requireUnit(unit: unknown): TimeUnit {
   if (unit === undefined) return TimeUnit.MILLISECONDS;
   if (!isTimeUnit(unit)) {
-    throw new TypeError(`Expected \`unit\` to be a TimeUnit (${Object.values(TimeUnit).join(', ')}), got ${describe(unit)}`);
+    throw new TypeError(`Expected \`unit\` to be a TimeUnit (${Object.values(TimeUnit).join(', ')}), got ${describeValue(unit)}`);
   }
   return unit;
 }
@@ -133,40 +203,47 @@ export function isRedisInstance(value: unknown): value is Redis {
 
 /** Validates options and fills in defaults. */
 export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected options to be an object, got ${describe(options)}`);
+  if (isRedisInstance(options)) {
+    throw new TypeError('Expected Redisson.create options, got an ioredis instance: pass it as `{ redis }`');
   }
-  const redis = options.redis ?? DEFAULTS.redis;
+  requireOptionKeys(options, 'Redisson.create options', OPTION_KEYS);
+  // Only `undefined` means "the default": a `null` (an unset config value passed on) is a mistake, not a
+  // request for localhost.
+  const given = <K extends keyof RedissonOptions>(key: K, fallback: unknown): unknown => (options[key] === undefined ? fallback : options[key]);
+  const redis = given('redis', DEFAULTS.redis) as RedissonOptions['redis'];
   if (typeof redis === 'string') {
     let url: URL;
     try {
       url = new URL(redis);
     } catch {
-      throw new TypeError(`Expected \`redis\` to be a redis:// URL, got ${describe(redis)}`);
+      throw new TypeError(`Expected \`redis\` to be a redis:// URL, got ${describeValue(redis)}`);
     }
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new TypeError(`Expected \`redis\` to be a redis:// or rediss:// URL, got ${describe(redis)}`);
+      throw new TypeError(`Expected \`redis\` to be a redis:// or rediss:// URL, got ${describeValue(redis)}`);
     }
   } else if (typeof redis !== 'object' || redis === null) {
-    throw new TypeError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describe(redis)}`);
+    throw new TypeError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describeValue(redis)}`);
   } else if (!isRedisInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
     // A class instance that is not an ioredis client (a Cluster, another library's client) must not be
     // read as an options object, which would silently connect to 127.0.0.1:6379.
     throw new TypeError('Expected `redis` to be a URL, plain ioredis options or an ioredis `Redis` instance');
   }
-  const nameMapper = options.nameMapper ?? identityNameMapper;
-  if (typeof nameMapper.map !== 'function' || typeof nameMapper.unmap !== 'function') {
-    throw new TypeError('Expected `nameMapper` to have `map` and `unmap` functions');
+  const nameMapper = given('nameMapper', identityNameMapper);
+  if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
+    throw new TypeError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
   }
   return Object.freeze({
     redis,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
-    lockWatchdogTimeout: requireInteger(options.lockWatchdogTimeout ?? DEFAULTS.lockWatchdogTimeout, 'lockWatchdogTimeout', 3, 3 * (2 ** 31 - 1)),
-    lockWatchdogBatchSize: requireInteger(options.lockWatchdogBatchSize ?? DEFAULTS.lockWatchdogBatchSize, 'lockWatchdogBatchSize', 1, 10_000),
-    subscriptionTimeout: requireInteger(options.subscriptionTimeout ?? DEFAULTS.subscriptionTimeout, 'subscriptionTimeout', 1),
-    timeout: requireInteger(options.timeout ?? DEFAULTS.timeout, 'timeout', 1),
-    retryAttempts: requireInteger(options.retryAttempts ?? DEFAULTS.retryAttempts, 'retryAttempts', 0, 1_000),
-    nameMapper,
+    lockWatchdogTimeout: requireInteger(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout), 'lockWatchdogTimeout', 3, 3 * MAX_TIMER_MS),
+    lockWatchdogBatchSize: requireInteger(given('lockWatchdogBatchSize', DEFAULTS.lockWatchdogBatchSize), 'lockWatchdogBatchSize', 1, 10_000),
+    // 0 is valid, as in Redisson: a waiter is then dropped as soon as its predecessor's deadline passes.
+    fairLockWaitTimeout: requireInteger(given('fairLockWaitTimeout', DEFAULTS.fairLockWaitTimeout), 'fairLockWaitTimeout', 0),
+    // Both run on a setTimeout (subscription wait, shutdown budget): at most its ceiling.
+    subscriptionTimeout: requireInteger(given('subscriptionTimeout', DEFAULTS.subscriptionTimeout), 'subscriptionTimeout', 1, MAX_TIMER_MS),
+    timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
+    retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
+    nameMapper: nameMapper as NameMapper,
   });
 }
 

@@ -4,6 +4,31 @@
 export { Redisson, type LockLostEvent, type RedissonEvents } from './Redisson.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
+export { RedissonFencedLock } from './locks/RedissonFencedLock.js';
+export { RedissonSpinLock } from './locks/RedissonSpinLock.js';
+export { NON_REENTRANT_REACQUIRE, RedissonNonReentrantLock } from './locks/RedissonNonReentrantLock.js';
+export { RedissonFairLock } from './locks/RedissonFairLock.js';
+export { RedissonNonReentrantFairLock } from './locks/RedissonNonReentrantFairLock.js';
+export { fairLockQueueName, fairLockTimeoutName, fairLockWaiterChannelName } from './keys.js';
+export {
+  ConstantBackOff,
+  ExponentialBackOff,
+  ExponentialBackOffPolicy,
+  LockOptions,
+  type BackOff,
+  type BackOffPolicy,
+} from './wait/backOff.js';
+export { RedissonReadWriteLock } from './locks/RedissonReadWriteLock.js';
+export { RedissonReadLock } from './locks/RedissonReadLock.js';
+export { RedissonWriteLock } from './locks/RedissonWriteLock.js';
+export { ReadWriteHalf } from './locks/ReadWriteHalf.js';
+export { readLockTimeoutPrefix, readWriteLockChannelName, writeLockFieldName } from './keys.js';
+export { RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
+export { RedissonRedLock } from './locks/RedissonRedLock.js';
+export { RSemaphore } from './sync/RSemaphore.js';
+export { RCountDownLatch } from './sync/RCountDownLatch.js';
+export { MAX_PERMITS, type SignalOptions } from './sync/syncArgs.js';
+export { countDownLatchChannelName, semaphoreChannelName } from './keys.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
 export { TimeUnit } from './TimeUnit.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
@@ -12,9 +37,11 @@ export {
   IllegalStateError,
   IllegalMonitorStateError,
   LockLostError,
+  QuorumError,
   RedisTimeoutError,
   RedissonError,
   RedissonShutdownError,
+  type NodeVote,
 } from './errors.js';
 export { identityNameMapper, lockChannelName, prefixName, suffixName, unlockLatchName, type NameMapper } from './keys.js';
 export { NEW_COUNT_MESSAGE, READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE, ZERO_COUNT_MESSAGE } from './pubsub/wakePolicies.js';

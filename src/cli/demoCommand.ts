@@ -7,7 +7,10 @@ import { loadJava } from './demo/javaPeer.js';
 import { RLOCK_JAVA, rlockJavaStrategy } from './demo/javaStrategy.js';
 import { formatTable, toRow, type NotRun } from './demo/report.js';
 import { runDemo } from './demo/runDemo.js';
+import { REDLOCK, REDLOCK_DELAYED, redlockStrategies } from './demo/redlockStrategy.js';
+import { FENCED, fencedStrategy } from './demo/fencedStrategy.js';
 import { DEFAULT_STRATEGIES, type Strategy } from './demo/strategies.js';
+import { hasRedisServerBinary, INSTALL_HINT } from './RedisServerProcess.js';
 import { createProgressLine } from './progress.js';
 import { openTarget } from './redisTarget.js';
 
@@ -16,10 +19,13 @@ export const DEMO_HELP = `Usage: redisson-ts demo [options]
 Sells a stock of units to concurrent buyers spread over several processes, once per locking strategy,
 and prints what each strategy did: units sold, oversold, buyers stuck, lost locks, throughput, p99.
 
-Strategies: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')}, ${RLOCK_JAVA.id}
+Strategies: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')}, ${RLOCK_JAVA.id}, ${REDLOCK.id}, ${REDLOCK_DELAYED.id}, ${FENCED.id}
   ${RLOCK_JAVA.id} puts half the buyers in a JVM running Java Redisson on the same lock. It needs java and
   mvn and a source checkout (it uses test/interop/JavaPeer.ts, run with tsx as \`npm run demo\` does);
   without them its row says why it did not run.
+  ${REDLOCK.id} and ${REDLOCK_DELAYED.id} take the lock with RedLock on 5 throwaway redis-servers they start
+  (also with --redis), kill two of them, then crash one under a holder: restarted at once, or after a lease.
+  ${FENCED.id} repeats owner-checked's stalled holder with a FencedLock and a stock that refuses stale tokens.
 
 Options:
   --stock N          units in stock (default 100)
@@ -59,7 +65,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   const buyers = intOption(values.buyers, 'buyers', 50, 2, 1_000);
   const processes = intOption(values.processes, 'processes', 2, 2, 16);
   if (processes > buyers) throw new UsageError(`--processes (${processes}) cannot exceed --buyers (${buyers})`);
-  const { strategies, java: wantsJava } = selectStrategies(values.only, values['no-java'] ?? false);
+  const { strategies, java: wantsJava, redlock: wantsRedLock, fenced: wantsFenced } = selectStrategies(values.only, values['no-java'] ?? false);
   const json = values.json ?? false;
 
   const target = await openTarget(values.redis, io, true);
@@ -84,6 +90,14 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
         if (json) io.stderr.write(`redisson-ts demo: ${RLOCK_JAVA.id} not run: ${java.reason}\n`);
       }
     }
+    if (wantsRedLock) {
+      if (hasRedisServerBinary()) toRun.push(...redlockStrategies().filter((st) => wantsRedLock === 'all' || wantsRedLock.includes(st.id)));
+      else {
+        for (const st of [REDLOCK, REDLOCK_DELAYED]) notRun.push({ ...st, reason: 'no redis-server binary', hint: INSTALL_HINT });
+        if (json) io.stderr.write(`redisson-ts demo: ${REDLOCK.id}, ${REDLOCK_DELAYED.id} not run: no redis-server binary\n`);
+      }
+    }
+    if (wantsFenced) toRun.push(fencedStrategy());
     const results = await runDemo({
       settings: { stock, buyers, processes, redisUrl: target.url, stuckAfterMs: STUCK_AFTER_MS },
       redis: target.redis,
@@ -103,10 +117,11 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
   }
 }
 
-/** The default strategies selected by `--only`, and whether strategy 7 (Java) is wanted too. */
-function selectStrategies(only: string | undefined, noJava: boolean): { strategies: readonly Strategy[]; java: boolean } {
-  if (only === undefined) return { strategies: DEFAULT_STRATEGIES, java: !noJava };
-  const known = [...DEFAULT_STRATEGIES.map((s) => s.id), RLOCK_JAVA.id];
+/** The default strategies selected by `--only`, whether strategy 7 (Java) is wanted too, and which RedLock ones. */
+function selectStrategies(only: string | undefined, noJava: boolean): { strategies: readonly Strategy[]; java: boolean; redlock: 'all' | string[] | false; fenced: boolean } {
+  if (only === undefined) return { strategies: DEFAULT_STRATEGIES, java: !noJava, redlock: 'all', fenced: true };
+  const redlockIds: string[] = [REDLOCK.id, REDLOCK_DELAYED.id];
+  const known = [...DEFAULT_STRATEGIES.map((s) => s.id), RLOCK_JAVA.id, ...redlockIds, FENCED.id];
   const ids = only.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = ids.filter((id) => !known.includes(id));
   if (unknown.length > 0 || ids.length === 0) {
@@ -114,5 +129,6 @@ function selectStrategies(only: string | undefined, noJava: boolean): { strategi
   }
   const java = ids.includes(RLOCK_JAVA.id);
   if (java && noJava) throw new UsageError(`--only ${RLOCK_JAVA.id} and --no-java contradict each other`);
-  return { strategies: DEFAULT_STRATEGIES.filter((s) => ids.includes(s.id)), java };
+  const redlock = ids.filter((id) => redlockIds.includes(id));
+  return { strategies: DEFAULT_STRATEGIES.filter((s) => ids.includes(s.id)), java, redlock: redlock.length > 0 ? redlock : false, fenced: ids.includes(FENCED.id) };
 }

@@ -13,7 +13,8 @@ export const INSPECT_HELP = `Usage: redisson-ts inspect <name> [options]
 
 Shows who holds the Redisson lock <name>: each owner (client UUID and thread id, as Java Redisson and
 redisson-ts write them), its hold count, the lock's remaining lease, and its unlock channel with the
-number of subscribers (clients waiting for it).
+number of subscribers (clients waiting for it). Control characters in names and fields are shown
+escaped (\\x1b, \\n; a backslash as \\\\), so a hostile name cannot forge lines on the terminal.
 
 Options:
   --redis URL   Redis to read (default: $REDIS_URL, else redis://127.0.0.1:6379)
@@ -74,32 +75,56 @@ export async function readLockInfo(redis: Redis, name: string): Promise<LockInfo
   return { ...base, owners: [] };
 }
 
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\' };
+
+/**
+ * `text` safe for a terminal: C0 controls (ESC, BEL, newline, …), DEL and C1 controls become visible escapes
+ * (`\x1b`, `\n`), as do line/paragraph separators and bidi overrides (`\u202e`), which could forge or
+ * reorder lines; a backslash is doubled so that an escape cannot be forged either. Names and hash fields
+ * are written by any Redis client, so they are hostile input here.
+ */
+export function escapeControl(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[\\\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => {
+    const named = NAMED_ESCAPES[c];
+    if (named !== undefined) return named;
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** `text` escaped and in double quotes (a quote inside is escaped too). */
+function quote(text: string): string {
+  return `"${escapeControl(text).replaceAll('"', '\\"')}"`;
+}
+
 function ttlText(ttlMs: number): string {
   if (ttlMs === -1) return 'no expiry (the lock is kept until someone deletes it)';
   if (ttlMs === -2) return '-';
   return `${ttlMs} ms`;
 }
 
-/** The human-readable report. */
+/** The human-readable report; every string read from Redis or argv goes through {@link escapeControl}. */
 export function formatLockInfo(info: LockInfo): string {
   const lines: string[] = [];
+  const name = escapeControl(info.name);
   if (info.type === 'none') {
-    lines.push(`lock '${info.name}': not locked (no key)`);
+    lines.push(`lock '${name}': not locked (no key)`);
   } else if (info.type === 'hash') {
-    lines.push(`lock '${info.name}': held by ${info.owners.length} owner${info.owners.length === 1 ? '' : 's'}`);
+    lines.push(`lock '${name}': held by ${info.owners.length} owner${info.owners.length === 1 ? '' : 's'}`);
     for (const o of info.owners) {
       const thread = o.threadId === null ? '(not a <uuid>:<threadId> field)' : `thread ${o.threadId}`;
-      lines.push(`  owner    client ${o.clientId}  ${thread}  holds ${o.holdCount ?? JSON.stringify(o.field)}`);
+      lines.push(`  owner    client ${escapeControl(o.clientId)}  ${thread}  holds ${o.holdCount ?? quote(o.field)}`);
     }
     lines.push(`  ttl      ${ttlText(info.ttlMs)}`);
   } else if (info.type === 'string') {
-    lines.push(`'${info.name}' is a plain string key, not a Redisson lock: value ${JSON.stringify(info.value)}`);
+    lines.push(`'${name}' is a plain string key, not a Redisson lock: value ${quote(info.value ?? '')}`);
     lines.push(`  ttl      ${ttlText(info.ttlMs)}`);
   } else {
-    lines.push(`'${info.name}' is a ${info.type} key, not a Redisson lock`);
+    lines.push(`'${name}' is a ${escapeControl(info.type)} key, not a Redisson lock`);
     lines.push(`  ttl      ${ttlText(info.ttlMs)}`);
   }
-  lines.push(`  channel  ${info.channel}  subscribers ${info.subscribers}`);
+  lines.push(`  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`);
   return lines.join('\n');
 }
 
@@ -115,7 +140,7 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
   }
   const [name, ...extra] = positionals;
   if (name === undefined || name === '') throw new UsageError('inspect: missing lock <name>');
-  if (extra.length > 0) throw new UsageError(`inspect: unexpected argument '${extra[0]}'`);
+  if (extra.length > 0) throw new UsageError(`inspect: unexpected argument '${escapeControl(extra[0] ?? '')}'`);
   const target = await openTarget(values.redis, io, false);
   try {
     const info = await readLockInfo(target.redis, name);

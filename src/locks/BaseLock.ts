@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { requireThreadId, unlockLatchTtl } from '../config.js';
+import { mapName, requireThreadId, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, LockLostError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
@@ -47,7 +47,7 @@ export abstract class BaseLock<T = void> {
   constructor(ctx: ClientContext, name: string) {
     this.ctx = ctx;
     this.#name = name;
-    this.rawName = ctx.options.nameMapper.map(name);
+    this.rawName = mapName(ctx.options.nameMapper, name);
     this.internalLockLeaseTime = ctx.options.lockWatchdogTimeout;
   }
 
@@ -83,8 +83,11 @@ export abstract class BaseLock<T = void> {
     return lockRenewal;
   }
 
-  /** A waiting acquire ended without the lock (Redisson's `acquireFailed`; FairLock leaves its queue). */
-  protected acquireFailed(_threadId: number): Promise<unknown> | undefined {
+  /**
+   * A waiting acquire ended without the lock (Redisson's `acquireFailed`; FairLock leaves its queue).
+   * `waitMs` is the call's wait, as {@link AcquireRequest.waitMs}.
+   */
+  protected acquireFailed(_threadId: number, _waitMs: number): Promise<unknown> | undefined {
     return undefined;
   }
 
@@ -207,7 +210,7 @@ export abstract class BaseLock<T = void> {
       ctx: this.ctx,
       attempt: () => this.#attempt(leaseMs, threadId, waitMs),
       undo: () => this.release(threadId),
-      giveUp: () => this.acquireFailed(threadId),
+      giveUp: () => this.acquireFailed(threadId, waitMs),
       mode: this.waitMode(threadId),
       waitMs,
       signal: options.signal,

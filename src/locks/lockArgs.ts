@@ -2,7 +2,7 @@
  * Parsing of Redisson-style overloaded arguments: `(leaseTime?, unit?, options?)` and
  * `(waitTime?, leaseTime?, unit?, options?)`, with Java's `TimeUnit` and a trailing options object.
  */
-import { requireThreadId, requireTime, requireUnit } from '../config.js';
+import { describeValue, requireOptionKeys, requireThreadId, requireTime, requireUnit } from '../config.js';
 import { TimeUnit } from '../TimeUnit.js';
 
 /** Per-call options: every method may name its owner, like Redisson's `*Async(…, threadId)` overloads. */
@@ -32,10 +32,14 @@ export function parseTimes(method: string, args: readonly unknown[], names: read
   let options: WaitOptions = {};
   const last = rest.at(-1);
   if (last !== null && typeof last === 'object') {
-    options = validateOptions(rest.pop() as WaitOptions);
-  } else if (last === undefined && rest.length > 0) {
-    rest.pop();
+    // A time given as an option (`lock({ leaseTime: 5000 })`) is a mistake worth naming: times are positional.
+    const signature = `${method}(${[...names, 'unit', 'options'].join('?, ')}?)`;
+    const hints = Object.fromEntries(names.map((t) => [t, `(\`${t}\` is not an option but an argument: ${signature})`]));
+    options = validateOptions(rest.pop(), `${method} options`, WAIT_KEYS, hints);
   }
+  // An explicit `undefined` for trailing optional parameters (`lock(lease, undefined, undefined)`, as a
+  // wrapper passing its own optional arguments on writes it) means "not given", as leaving them out does.
+  while (rest.length > 0 && rest.at(-1) === undefined) rest.pop();
   let unit: TimeUnit = TimeUnit.MILLISECONDS;
   const unitIndex = rest.findIndex((a) => typeof a === 'string');
   if (unitIndex >= 0) {
@@ -51,19 +55,33 @@ export function parseTimes(method: string, args: readonly unknown[], names: read
   return { times, options };
 }
 
-function validateOptions(options: WaitOptions): WaitOptions {
-  if (options.threadId !== undefined) requireThreadId(options.threadId);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new TypeError('Expected `signal` to be an AbortSignal');
+const WAIT_KEYS = ['threadId', 'signal'] as const;
+const OWNER_KEYS = ['threadId'] as const;
+
+/** Throws unless `options` is a plain options object with only `accepted` keys, each valid. */
+function validateOptions(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): WaitOptions {
+  if (options instanceof AbortSignal) {
+    throw new TypeError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
   }
-  return options;
+  // Any other object that is not plain (a Date, a Map, a Promise) is a mistake, not an empty options object.
+  const tag = typeof options === 'object' && options !== null ? Object.prototype.toString.call(options) : '';
+  if (tag !== '' && tag !== '[object Object]' && !Array.isArray(options)) {
+    throw new TypeError(`Expected ${what} to be a plain object, got ${tag}`);
+  }
+  requireOptionKeys(options, what, accepted, hints);
+  // Each value is read once and the copy returned: a getter cannot hand the caller something unchecked.
+  const { threadId, signal } = options as WaitOptions;
+  const valid: WaitOptions = {};
+  if (threadId !== undefined) valid.threadId = requireThreadId(threadId);
+  if (signal !== undefined) {
+    if (!(signal instanceof AbortSignal)) throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
+    valid.signal = signal;
+  }
+  return valid;
 }
 
-/** Validates a trailing owner-options argument. */
-export function parseOwnerOptions(options: unknown): OwnerOptions {
+/** Validates the options argument of `unlock`, `getHoldCount`, `isHeldByCurrentThread` (only `threadId`). */
+export function parseOwnerOptions(options: unknown, what = 'owner options'): OwnerOptions {
   if (options === undefined) return {};
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`Expected options to be an object, got ${typeof options}`);
-  }
-  return validateOptions(options);
+  return validateOptions(options, what, OWNER_KEYS);
 }

@@ -106,6 +106,18 @@ export class Subscription {
   }
 
   /**
+   * Hands a wake-up this waiter took but could not use to the next waiter queued behind it that is not
+   * already woken (a semaphore waiter asking for more permits than a release freed). Only ever backwards
+   * in the queue, so one message's wake-up visits each waiter at most once.
+   */
+  passOn(): void {
+    const i = this.entry.waiters.indexOf(this.state);
+    if (i < 0) return;
+    const next = this.entry.waiters.slice(i + 1).find((w) => !w.signaled);
+    if (next) signal(next);
+  }
+
+  /**
    * Leaves the channel. A wake-up banked but not used is handed to the next waiter, and so is one this
    * waiter consumed without acting on it (`handOn`: it gave up or was aborted before retrying).
    */

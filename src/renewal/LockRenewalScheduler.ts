@@ -12,6 +12,11 @@ import type { LuaScriptId } from '../generated/lua.js';
 export interface RenewalEntry {
   readonly rawName: string;
   readonly field: string;
+  /**
+   * Every owner field this client renews on `rawName` under the entry's kind, `field` first. A kind that
+   * renews all of them at once (a read lock, as Redisson's `ReadLockTask`) uses it; the answer is still `field`'s.
+   */
+  readonly owners?: readonly string[];
 }
 
 /**
@@ -198,7 +203,7 @@ export class LockRenewalScheduler {
           if (!renewed || !first || first.done) continue;
           const [field, holder] = first.value;
           sent.push({ slot, field, epoch: holder.epoch, count: holder.count });
-          entries.push({ rawName: renewed.rawName, field });
+          entries.push({ rawName: renewed.rawName, field, owners: [...renewed.owners.keys()] });
         }
         if (sent.length === 0) continue;
         let results: number[];

@@ -37,6 +37,12 @@ export interface AcquireParams<T> {
   readonly giveUp?: () => Promise<unknown> | undefined;
   readonly mode: WaitMode;
   /**
+   * When a retry that followed a wake-up fails, hand that wake-up to the next local waiter behind this
+   * one (`Subscription.passOn`). For semaphores: a release that frees fewer permits than this waiter
+   * needs may still serve a smaller request queued behind it. Default false (locks: the holder changed).
+   */
+  readonly passOnRefusedWake?: boolean;
+  /**
    * Total wait in ms: `0` makes a single attempt, `-1` waits without limit (then the subscription itself
    * is bounded by `subscriptionTimeout`).
    */
@@ -85,6 +91,7 @@ export async function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
     for (;;) {
       if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
       result = await guardedAttempt(p, scope, true);
+      if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
       woken = false;
       if (result.acquired) return (outcome = { value: result.value });
       const left = remaining();

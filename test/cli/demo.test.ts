@@ -49,7 +49,7 @@ describe('demo --json against a given Redis', () => {
   });
 
   it('has one row per strategy, in order, with every field measured', () => {
-    expect(rows.map((r) => r.id)).toEqual(['naive', 'setnx', 'setnx-px', 'owner-checked', 'rlock', 'lua', ...(java.ok ? ['rlock-java'] : [])]);
+    expect(rows.map((r) => r.id)).toEqual(['naive', 'setnx', 'setnx-px', 'owner-checked', 'rlock', 'lua', ...(java.ok ? ['rlock-java'] : []), 'redlock', 'redlock-delayed', 'fenced']);
     for (const r of rows) {
       expect(Object.keys(r).sort()).toEqual(['id', 'lostLocks', 'opsPerSec', 'oversold', 'p99Ms', 'sold', 'strategy', 'stuck', 'verdict']);
       expect(r.sold).toBeGreaterThan(0);
@@ -100,6 +100,16 @@ describe('demo --json against a given Redis', () => {
       return;
     }
     expect(row('rlock-java')).toMatchObject({ strategy: 'RLock, half in Java Redisson', verdict: 'correct', sold: STOCK, oversold: 0, stuck: 0, lostLocks: 0 });
+  });
+
+  it('8. RedLock on 5 servers oversells when a crashed lock server comes back empty under a holder', () => {
+    const r = row('redlock');
+    expect(r).toMatchObject({ verdict: 'oversold', stuck: 0 });
+    expect(r.oversold).toBeGreaterThan(0);
+  });
+
+  it('9. RedLock with crashed servers kept down for a lease sells exactly the stock', () => {
+    expect(row('redlock-delayed')).toMatchObject({ verdict: 'correct', sold: STOCK, oversold: 0, stuck: 0, lostLocks: 0 });
   });
 });
 

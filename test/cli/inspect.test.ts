@@ -4,11 +4,15 @@
  */
 import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { parseOwnerField, type LockInfo } from '../../src/cli/inspectCommand.js';
+import { escapeControl, parseOwnerField, type LockInfo } from '../../src/cli/inspectCommand.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { runMain } from './cliHarness.js';
 
 const suite = useRedis();
+
+/** Any C0 control but the report's own newlines, DEL, or a C1 control. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
 
 const inspect = (...args: string[]) => runMain(main, ['inspect', ...args, '--redis', suite.redis.url]);
 
@@ -90,4 +94,63 @@ it('parseOwnerField keeps fields that are not <uuid>:<threadId> whole', () => {
   expect(parseOwnerField('abc:12', '1')).toEqual({ field: 'abc:12', clientId: 'abc', threadId: 12, holdCount: 1 });
   expect(parseOwnerField('mode', 'write')).toEqual({ field: 'mode', clientId: 'mode', threadId: null, holdCount: null });
   expect(parseOwnerField('a:b:c', '2')).toEqual({ field: 'a:b:c', clientId: 'a:b:c', threadId: null, holdCount: 2 });
+});
+
+it('escapes control characters of a hostile name and hash field in the human output; --json keeps them exact', async () => {
+  const raw = suite.clients.raw();
+  // ESC sequences (colour, cursor up, clear line), BEL, newline, tab, CR, DEL and a C1 CSI: each could forge
+  // or hide lines on an operator's terminal if printed raw.
+  const prefix = uniqueName('evil');
+  const name = `${prefix}\x1b[2K\r\x07\nlock 'x': not locked\x7f\x9b`;
+  const shown = `${prefix}\\x1b[2K\\r\\x07\\nlock 'x': not locked\\x7f\\x9b`;
+  const field = `fake\x1b[1A\n  owner    client trusted\tthread 1\u0085:7`;
+  await raw.hset(name, field, '1');
+  await raw.hset(name, 'mode', 'write\x1b]0;title\x07');
+  await raw.pexpire(name, 25_000);
+  try {
+    const run = await inspect(name);
+    expect(run.code).toBe(0);
+    // Nothing but newlines between the report's own lines, and no other C0, DEL or C1 character at all.
+    expect(run.stdout).not.toMatch(RAW_CONTROL);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe(`lock '${shown}': held by 2 owners`);
+    expect(lines.slice(1, 3).sort()).toEqual(
+      [
+        `  owner    client fake\\x1b[1A\\n  owner    client trusted\\tthread 1\\x85  thread 7  holds 1`,
+        `  owner    client mode  (not a <uuid>:<threadId> field)  holds "mode"`,
+      ].sort(),
+    );
+    expect(lines[3]).toMatch(/^ {2}ttl {6}\d+ ms$/);
+    expect(lines[4]).toBe(`  channel  redisson_lock__channel:{${shown}}  subscribers 0`);
+
+    const json = JSON.parse((await inspect(name, '--json')).stdout) as LockInfo;
+    expect(json.name).toBe(name);
+    expect(json.owners.map((o) => o.field).sort()).toEqual([field, 'mode'].sort());
+  } finally {
+    await raw.del(name);
+  }
+});
+
+it('escapeControl: C0, DEL, C1, separators and bidi overrides visibly; a backslash doubled; text otherwise kept', () => {
+  expect(escapeControl('a\x1bb\x07c\nd\te\rf\x00g\x7fh\x80i\x9fj')).toBe('a\\x1bb\\x07c\\nd\\te\\rf\\x00g\\x7fh\\x80i\\x9fj');
+  expect(escapeControl('x\u2028y\u202ez\u2066')).toBe('x\\u2028y\\u202ez\\u2066');
+  expect(escapeControl('C:\\x1b')).toBe('C:\\\\x1b');
+  expect(escapeControl('plain {tag}:ü ñ 😀 \u00a0')).toBe('plain {tag}:ü ñ 😀 \u00a0');
+});
+
+it('escapes a hostile plain-string value and a hostile extra argument', async () => {
+  const raw = suite.clients.raw();
+  const name = uniqueName('evilstr');
+  await raw.set(name, 'v\x1b[31m"\n');
+  try {
+    const run = await inspect(name);
+    expect(run.stdout).toContain(`'${name}' is a plain string key, not a Redisson lock: value "v\\x1b[31m\\"\\n"`);
+    expect(run.stdout).not.toMatch(RAW_CONTROL);
+  } finally {
+    await raw.del(name);
+  }
+  const bad = await inspect(name, 'extra\x1b]0;pwned\x07');
+  expect(bad.code).not.toBe(0);
+  expect(bad.stderr).toContain(`unexpected argument 'extra\\x1b]0;pwned\\x07'`);
 });

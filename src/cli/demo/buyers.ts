@@ -11,6 +11,8 @@ import { IllegalMonitorStateError, LockLostError } from '../../errors.js';
 import type { RLock } from '../../locks/RLock.js';
 import { Redisson } from '../../Redisson.js';
 import type { BuyerSpec } from './protocol.js';
+import { redlockBuyer } from './redlockBuyer.js';
+import { fencedBuyer } from './fencedBuyer.js';
 
 /** Thrown by a buyer's wait when the demo stops the run: that buyer was stuck. */
 export class StoppedError extends Error {
@@ -131,6 +133,12 @@ export const BUYERS: Readonly<Record<string, BuyerFactory>> = {
       close: () => client.shutdown(),
     };
   },
+
+  /** 8, 9. RedLock over five independent servers (redlockBuyer.ts); an arrow, as the two modules import each other. */
+  redlock: (spec, onLostLock) => redlockBuyer(spec, onLostLock),
+
+  /** 10. FencedLock with a short lease; the stock refuses stale tokens (fencedBuyer.ts; an arrow, as the two modules import each other). */
+  fenced: (spec, onLostLock) => fencedBuyer(spec, onLostLock),
 
   /** 6. Check and decrement in one Lua script; the work happens outside, with nothing held. */
   lua: () => ({

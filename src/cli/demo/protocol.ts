@@ -21,6 +21,8 @@ export interface BuyerSpec {
   readonly pauseMs: number;
   /** `lockWatchdogTimeout` of the RLock strategy. */
   readonly watchdogMs: number;
+  /** The RedLock strategies' lock servers (the stock stays on `redisUrl`). */
+  readonly nodeUrls?: readonly string[];
 }
 
 /** An event the demo injects into the next critical section of a process. */

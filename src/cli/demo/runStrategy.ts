@@ -88,6 +88,7 @@ export async function runStrategy(strategy: Strategy, settings: DemoSettings, re
   try {
     participants = await (strategy.participants ?? nodeParticipants)(settings, spec, (text) => hooks.onStatus?.(text));
   } catch (error) {
+    await strategy.teardown?.();
     await redis.del(stockKey, lockKey);
     throw error;
   }
@@ -105,6 +106,7 @@ export async function runStrategy(strategy: Strategy, settings: DemoSettings, re
     for (const p of processes) p.kill();
     await allExited;
     unregister?.();
+    await strategy.teardown?.();
     await redis.del(stockKey, lockKey);
   }
 }
@@ -129,6 +131,7 @@ async function supervise(
   const killed = new Set<BuyerProcess>();
   const finished = new Set<BuyerProcess>();
   const pending = [...strategy.injections].sort((a, b) => a.at - b.at);
+  const actions = [...(strategy.actions ?? [])].sort((a, b) => a.at - b.at);
   let started = 0;
   let lastProgress = 0;
   // Set from message handlers; an object so the checks below are not narrowed away.
@@ -152,6 +155,11 @@ async function supervise(
   const allReady = new Promise<void>((resolve) => (ready = resolve));
 
   const fire = (): void => {
+    while (actions[0] && latencies.length >= Math.floor(actions[0].at * settings.stock)) {
+      const action = actions.shift()!;
+      note = action.note;
+      action.run().catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
+    }
     while (pending[0] && latencies.length >= Math.floor(pending[0].at * settings.stock)) {
       const { injection } = pending.shift()!;
       if (injection === 'pause') {
@@ -189,6 +197,7 @@ async function supervise(
             paused = Math.max(paused, participants.find((p) => p.process === proc)?.spec.pauseMs ?? 0);
             note = `a holder stalls ${paused} ms`;
             processes.forEach((p) => p !== proc && p.send({ type: 'disarm' }));
+            strategy.onInjected?.(m.injection).catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
           } else {
             // The crash: a buyer of `proc` holds the lock right now. Kill the whole process.
             killed.add(proc);

@@ -37,6 +37,13 @@ export interface ScheduledInjection {
   readonly injection: Injection;
 }
 
+/** Something the demo does itself once `sold` reaches `at × stock`; `note` is shown while it happens. */
+export interface ScheduledAction {
+  readonly at: number;
+  readonly note: string;
+  run(): Promise<void>;
+}
+
 /** What was measured in one run of one strategy. */
 export interface StrategyResult {
   readonly strategy: Strategy;
@@ -99,6 +106,12 @@ export interface Strategy {
    * the one a `crash` kills. `status` shows what a slow start is doing (starting a JVM, say).
    */
   readonly participants?: (settings: DemoSettings, spec: BuyerSpec, status: (text: string) => void) => Participant[] | Promise<Participant[]>;
+  /** What the demo itself does when `sold` reaches `at × stock` (kill a lock server, say), besides `injections`. */
+  readonly actions?: readonly ScheduledAction[];
+  /** Called when a buyer reports an injection: for a `pause`, one buyer is stalled inside the critical section. */
+  onInjected?(injection: Injection): Promise<void>;
+  /** Releases what `participants` set up (lock servers), after the run. */
+  teardown?(): Promise<void>;
   /** One paragraph on what happened, from the measured numbers. */
   explain(r: StrategyResult): string;
 }

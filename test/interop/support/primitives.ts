@@ -3,5 +3,20 @@
  * entry per primitive; each runs inside the per-version suite, on the shared JVMs and redis-server.
  */
 import type { InteropScenarios } from './context.js';
+import { fairLockScenarios } from './fairLock.js';
+import { fencedLockScenarios } from './fencedLock.js';
+import { nonReentrantLockScenarios } from './nonReentrantLock.js';
+import { spinLockScenarios } from './spinLock.js';
+import { readWriteLockScenarios } from './readWriteLock.js';
+import { semaphoreScenarios } from './semaphore.js';
+import { countDownLatchScenarios } from './countDownLatch.js';
 
-export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [];
+export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
+  fencedLockScenarios,
+  spinLockScenarios,
+  nonReentrantLockScenarios,
+  readWriteLockScenarios,
+  fairLockScenarios,
+  semaphoreScenarios,
+  countDownLatchScenarios,
+];

@@ -20,9 +20,17 @@ public final class Handlers {
     static {
         CLASSES.put("lock", "dev.redissonts.handlers.LockHandler");
         CLASSES.put("lockObject", "dev.redissonts.handlers.SameLockHandler");
-        // CLASSES.put("fairLock", "dev.redissonts.handlers.FairLockHandler");
-        // CLASSES.put("readLock", ...); CLASSES.put("writeLock", ...);
-        // CLASSES.put("semaphore", ...); CLASSES.put("latch", ...); CLASSES.put("fencedLock", ...);
+        CLASSES.put("multiLock", "dev.redissonts.handlers.MultiLockHandler");
+        CLASSES.put("redLock", "dev.redissonts.handlers.MultiLockHandler$RedLockHandler");
+        CLASSES.put("fencedLock", "dev.redissonts.handlers.FencedLockHandler");
+        CLASSES.put("spinLock", "dev.redissonts.handlers.SpinLockHandler");
+        CLASSES.put("nonReentrantLock", "dev.redissonts.handlers.NonReentrantLockHandler");
+        CLASSES.put("fairLock", "dev.redissonts.handlers.FairLockHandler");
+        CLASSES.put("nonReentrantFairLock", "dev.redissonts.handlers.FairLockHandler$NonReentrant");
+        CLASSES.put("readLock", "dev.redissonts.handlers.ReadWriteLockHandler$Read");
+        CLASSES.put("writeLock", "dev.redissonts.handlers.ReadWriteLockHandler$Write");
+        CLASSES.put("semaphore", "dev.redissonts.handlers.SemaphoreHandler");
+        CLASSES.put("countDownLatch", "dev.redissonts.handlers.CountDownLatchHandler");
     }
 
     private final Map<String, PrimitiveHandler> loaded = new LinkedHashMap<>();

@@ -1,0 +1,245 @@
+/**
+ * Redisson's `RedissonMultiLock`: one lock made of several member locks, possibly from different clients
+ * on different Redis servers, all taken by one owner. It has no Redis keys of its own; everything on the
+ * wire is the members' own scripts (PROTOCOL.md §11).
+ */
+import type { ClientContext } from '../ClientContext.js';
+import { requireInteger } from '../config.js';
+import { QuorumError } from '../errors.js';
+import type { TimeUnit } from '../TimeUnit.js';
+import { parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { acquireMembers, withTimeout, type MultiLockMember, type RoundOutcome } from './multiLockRound.js';
+
+export type { MultiLockMember } from './multiLockRound.js';
+
+/** Options of `getMultiLock` / `getRedLock`. */
+export interface MultiLockOptions {
+  /**
+   * Longest (ms) one member's acquire may take beyond its wait slice, and one member's PEXPIRE or unlock:
+   * a slower node is skipped (its vote is `failed`) and a late acquire on it is undone. The RedLock
+   * algorithm wants it far below the lease.
+   * @default a tenth of the lease, between 10 and 3000 ms; 3000 ms (Redisson's response `timeout`) without a lease
+   */
+  nodeTimeout?: number;
+}
+
+/** What a multilock needs of the client that made it: owner ids, and its shutdown. */
+export type MultiLockHost = Pick<ClientContext, 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen'>;
+
+/** Redisson's response timeout default, the per-node timeout when no lease bounds it. */
+const DEFAULT_NODE_TIMEOUT_MS = 3_000;
+
+/**
+ * All member locks, or none. Obtain with `client.getMultiLock(lock1, lock2, …)`.
+ *
+ * Every member is acquired by the same owner (see {@link threadId}), in order; `tryLock(wait, lease)` gives
+ * each member the remaining wait, and when one cannot be had, releases the others and starts over while
+ * the wait lasts. Times are milliseconds unless a {@link TimeUnit} follows them; `-1` means "not given".
+ * Redisson's `isLocked`, `forceUnlock`, `getHoldCount` and `remainTimeToLive` throw
+ * `UnsupportedOperationException` on a multilock; here they do not exist.
+ *
+ * @example
+ * ```ts
+ * const multi = client.getMultiLock(clientA.getLock('a'), clientB.getLock('b'));
+ * await multi.lock(10, TimeUnit.SECONDS);
+ * try { … } finally { await multi.unlock(); }
+ * ```
+ */
+export class RedissonMultiLock {
+  readonly #host: MultiLockHost;
+  readonly #members: readonly MultiLockMember[];
+  readonly #nodeTimeout: number | undefined;
+  #threadId: number | undefined;
+  #validUntil = 0;
+
+  /** @internal use `client.getMultiLock(...)`. */
+  constructor(host: MultiLockHost, members: readonly MultiLockMember[], options: MultiLockOptions = {}) {
+    this.#host = host;
+    this.#members = requireMembers(members);
+    this.#nodeTimeout = options.nodeTimeout === undefined ? undefined : requireInteger(options.nodeTimeout, 'nodeTimeout', 1);
+  }
+
+  /** The member locks, in acquisition order. */
+  getLocks(): readonly MultiLockMember[] {
+    return this.#members;
+  }
+
+  /**
+   * The thread id this object uses when neither an explicit id nor a `runInThread` flow of its client
+   * applies. Every member is called with the same id.
+   */
+  get threadId(): number {
+    this.#threadId ??= this.#host.allocateThreadId();
+    return this.#threadId;
+  }
+
+  /**
+   * Acquires all members (a RedLock: a majority), waiting as long as it takes: rounds of `tryLock` with
+   * Redisson's wait (`n × 1500` ms, or a random part of the lease). Redisson `lock()` / `lock(leaseTime, unit)`.
+   * @param leaseTime lease; omitted or `-1`: each member's watchdog.
+   * @throws QuorumError when a round failed because more members failed (down, slower than `nodeTimeout`)
+   *   than may fail: waiting would not help (Redisson would retry forever).
+   * @throws the signal's reason on abort; `RedissonShutdownError` when the client shuts down meanwhile.
+   */
+  lock(options?: WaitOptions): Promise<void>;
+  lock(leaseTime: number, options?: WaitOptions): Promise<void>;
+  lock(leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<void>;
+  async lock(...args: unknown[]): Promise<void> {
+    const { times, options } = parseTimes('lock', args, ['leaseTime']);
+    this.#host.ensureOpen();
+    const leaseMs = times[0] ?? -1;
+    for (;;) {
+      const outcome = await this.#acquire(roundWait(this.#members.length, leaseMs), leaseMs, options, true);
+      if (outcome.acquired) return;
+      const failed = outcome.votes.filter((v) => v.vote === 'failed').length;
+      if (failed > this.failedLocksLimit()) throw new QuorumError(this.#members.length - this.failedLocksLimit(), outcome.votes);
+    }
+  }
+
+  /**
+   * Without arguments: one attempt on each member, never waits (Redisson `tryLock()`). With a wait time:
+   * waits up to it in total. Redisson `tryLock(waitTime, unit)` and `tryLock(waitTime, leaseTime, unit)`.
+   * @returns true when acquired; false otherwise, with nothing left held on any member.
+   */
+  tryLock(options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, leaseTime: number, options?: WaitOptions): Promise<boolean>;
+  tryLock(waitTime: number, leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
+  async tryLock(...args: unknown[]): Promise<boolean> {
+    const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
+    this.#host.ensureOpen();
+    const [waitMs = -1, leaseMs = -1] = times;
+    return (await this.#acquire(waitMs, leaseMs, options)).acquired;
+  }
+
+  /**
+   * Releases every member (all of them: one whose acquire seemed to fail may still have been set).
+   * @throws the first member's error (`IllegalMonitorStateError` when a member was not held) after all
+   *   members were sent their release. A RedLock ignores member errors, as Redisson's does.
+   */
+  async unlock(options?: OwnerOptions): Promise<void> {
+    const threadId = this.#owner(parseOwnerOptions(options));
+    this.#host.ensureOpen();
+    this.#validUntil = 0;
+    const timeout = this.#nodeTimeoutFor(-1);
+    const results = await Promise.allSettled(this.#members.map((m) => withTimeout(m.unlock({ threadId }), timeout, m)));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure && this.throwsOnUnlockError()) throw failure.reason;
+  }
+
+  /** True when thread `threadId` holds every member (Redisson: the AND over the members, also for a RedLock). */
+  async isHeldByThread(threadId: number): Promise<boolean> {
+    const held = await Promise.all(this.#members.map((m) => m.isHeldByThread(threadId)));
+    return held.every(Boolean);
+  }
+
+  /** True when the current owner (explicit, `runInThread` flow, else this object's id) holds every member. */
+  isHeldByCurrentThread(options?: OwnerOptions): Promise<boolean> {
+    return this.isHeldByThread(this.#owner(parseOwnerOptions(options)));
+  }
+
+  /**
+   * Milliseconds left of the validity of the last acquisition through this object: the lease minus the
+   * time the acquisition took minus the clock drift allowance (1% + 2 ms). `-1` when it was taken with the
+   * watchdog (no lease), `0` when nothing is held (or the validity ran out). Not in Redisson.
+   */
+  remainValidity(): number {
+    if (this.#validUntil === Infinity) return -1;
+    return Math.max(0, Math.floor(this.#validUntil - performance.now()));
+  }
+
+  /** Members that may fail to be acquired: none. Redisson `failedLocksLimit()`. */
+  protected failedLocksLimit(): number {
+    return 0;
+  }
+
+  /** The wait each member gets from the remaining wait: all of it. Redisson `calcLockWaitTime`. */
+  protected lockWaitTime(remainMs: number): number {
+    return remainMs;
+  }
+
+  /** Whether `unlock()` reports a member's error (MultiLock) or ignores it (RedLock). */
+  protected throwsOnUnlockError(): boolean {
+    return true;
+  }
+
+  async #acquire(waitMs: number, leaseMs: number, options: WaitOptions, stopWhenUnreachable = false): Promise<RoundOutcome> {
+    const threadId = this.#owner(options);
+    const user = options.signal;
+    user?.throwIfAborted();
+    // One signal for the members: the caller's, or this client's shutdown.
+    const scope = new AbortController();
+    const forward = (): void => scope.abort(user?.reason);
+    user?.addEventListener('abort', forward, { once: true });
+    const untrack = this.#host.trackWaiter((reason) => scope.abort(reason));
+    try {
+      const outcome = await acquireMembers({
+        members: this.#members,
+        failedLocksLimit: this.failedLocksLimit(),
+        lockWaitTime: (remain) => this.lockWaitTime(remain),
+        waitMs,
+        leaseMs,
+        threadId,
+        nodeTimeoutMs: this.#nodeTimeoutFor(leaseMs),
+        signal: scope.signal,
+        stopWhenUnreachable,
+      });
+      if (outcome.acquired) this.#validUntil = outcome.validUntil;
+      return outcome;
+    } finally {
+      untrack();
+      user?.removeEventListener('abort', forward);
+    }
+  }
+
+  #nodeTimeoutFor(leaseMs: number): number {
+    if (this.#nodeTimeout !== undefined) return this.#nodeTimeout;
+    return leaseMs > 0 ? Math.min(DEFAULT_NODE_TIMEOUT_MS, Math.max(10, Math.floor(leaseMs / 10))) : DEFAULT_NODE_TIMEOUT_MS;
+  }
+
+  /** The owner of a call, in one place (issue 9 redesigns shared-object ownership). */
+  #owner(options: OwnerOptions): number {
+    return options.threadId ?? this.#host.currentThreadId() ?? this.threadId;
+  }
+}
+
+/**
+ * The wait of each round of `lock()`, as Redisson's `lockAsync`: `n × 1500` ms without a lease; with one,
+ * at least 2000 ms, else a random value in [lease/2, lease), or in [n × 1500, lease) for a longer lease.
+ */
+export function roundWait(n: number, leaseMs: number): number {
+  const base = n * 1500;
+  if (leaseMs <= 0) return base;
+  if (leaseMs <= 2000) return 2000;
+  const from = leaseMs <= base ? Math.floor(leaseMs / 2) : base;
+  return from + Math.floor(Math.random() * (leaseMs - from));
+}
+
+/** Throws unless `members` is a non-empty list of locks. */
+function requireMembers(members: readonly MultiLockMember[]): readonly MultiLockMember[] {
+  const list: unknown = members;
+  if (!Array.isArray(list) || list.length === 0) throw new RangeError('Lock objects are not defined: pass at least one lock');
+  members.forEach((m: unknown, i) => {
+    const lock = m as Partial<Record<keyof MultiLockMember, unknown>> | null;
+    if (typeof lock !== 'object' || lock === null || typeof lock.tryLock !== 'function' || typeof lock.unlock !== 'function' || typeof lock.isHeldByThread !== 'function' || typeof lock.getName !== 'function') {
+      throw new TypeError(`Expected lock #${i} to be a lock (such as an RLock from client.getLock), got ${lock === null ? 'null' : typeof lock}`);
+    }
+  });
+  return Object.freeze([...members]);
+}
+
+/**
+ * Splits `getMultiLock`'s arguments: either `(lock, lock, …)` or `(locks[], options?)`.
+ * @internal
+ */
+export function parseMemberArgs(args: readonly unknown[]): { members: MultiLockMember[]; options: MultiLockOptions } {
+  const [first, second, ...rest] = args;
+  if (Array.isArray(first)) {
+    if (rest.length > 0) throw new TypeError('Expected (locks[], options?) or (lock, lock, …)');
+    if (second !== undefined && (typeof second !== 'object' || second === null)) throw new TypeError('Expected options to be an object');
+    const members: readonly unknown[] = first;
+    return { members: members as MultiLockMember[], options: second ?? {} };
+  }
+  return { members: args as MultiLockMember[], options: {} };
+}

@@ -1,0 +1,47 @@
+/**
+ * Redisson's `RedissonRedLock` (deprecated in Redisson, kept for the algorithm users ask for): a
+ * {@link RedissonMultiLock} that succeeds with a majority of its members, meant for members on fully
+ * independent Redis masters (PROTOCOL.md §11).
+ */
+import { RedissonMultiLock } from './RedissonMultiLock.js';
+
+/**
+ * The RedLock algorithm over member locks on independent servers. Obtain with
+ * `client.getRedLock(lockOnA, lockOnB, lockOnC, …)`.
+ *
+ * Acquires the members in order, each bounded by the per-node timeout (`nodeTimeout`, far below the
+ * lease), and succeeds once `n/2 + 1` of them are held; with a wait time each member gets `wait / n` of
+ * it. A failed acquisition sends the release to every member it touched, including those whose acquire
+ * seemed to fail (the reply may have been lost after the node set the key); `unlock()` sends it to all
+ * members and ignores their errors. {@link remainValidity} is the lease minus the time spent acquiring.
+ *
+ * Its known weak spot, as for any RedLock: a node that restarts without the lock's key (no persistence,
+ * or `appendfsync everysec` losing the last second) lets a second owner reach a majority while the first
+ * still holds its own. Keep a crashed node down for longer than the lease before it rejoins, or run the
+ * nodes with `appendonly yes` and `appendfsync always` (see COMPATIBILITY.md).
+ *
+ * @example
+ * ```ts
+ * const red = client.getRedLock([a.getLock('job'), b.getLock('job'), c.getLock('job')], { nodeTimeout: 50 });
+ * if (await red.tryLock(500, 10_000)) {
+ *   try { … } finally { await red.unlock(); }
+ * }
+ * ```
+ */
+export class RedissonRedLock extends RedissonMultiLock {
+  /** Members that may fail: all but a majority (`n - (n/2 + 1)`). */
+  protected override failedLocksLimit(): number {
+    const n = this.getLocks().length;
+    return n - (Math.floor(n / 2) + 1);
+  }
+
+  /** Each member gets an equal share of the remaining wait, at least 1 ms. */
+  protected override lockWaitTime(remainMs: number): number {
+    return Math.max(Math.trunc(remainMs / this.getLocks().length), 1);
+  }
+
+  /** Member errors on unlock are ignored: a member that was never acquired has nothing to release. */
+  protected override throwsOnUnlockError(): boolean {
+    return false;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Redisson's `RSemaphore` (`RedissonSemaphore`), wire-identical: a string `N` holding the number of free
+ * permits, and every change that frees permits publishes the new total on `redisson_sc:{N}`. Permits are
+ * anonymous (no owner, no lease, no TTL): whoever holds the object may release, and a permit taken by a
+ * process that dies is gone until someone adds it back.
+ *
+ * Waiters: one attempt; then subscribe, attempt again, and wait for a message — there is no time-based
+ * retry, as in Redisson, so every path that frees permits publishes. A message `v` wakes up to `v` local
+ * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see README "Semaphore fairness".
+ */
+import type { ClientContext } from '../ClientContext.js';
+import { mapName } from '../config.js';
+import { semaphoreChannelName } from '../keys.js';
+import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
+import type { TimeUnit } from '../TimeUnit.js';
+import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
+import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from './syncArgs.js';
+
+/**
+ * A distributed counting semaphore. Obtain with `client.getSemaphore(name)`; set it up once with
+ * {@link trySetPermits} (a missing semaphore has no permits, but {@link release} creates it).
+ *
+ * @example
+ * ```ts
+ * const slots = client.getSemaphore('encoder-slots');
+ * await slots.trySetPermits(3);
+ * await slots.acquire();
+ * try { … } finally { await slots.release(); }
+ * ```
+ */
+export class RSemaphore {
+  readonly #ctx: ClientContext;
+  readonly #name: string;
+  readonly #rawName: string;
+  readonly #channel: string;
+
+  /** @internal use `client.getSemaphore(name)`. */
+  constructor(ctx: ClientContext, name: string) {
+    this.#ctx = ctx;
+    this.#name = name;
+    this.#rawName = mapName(ctx.options.nameMapper, name);
+    this.#channel = semaphoreChannelName(this.#rawName);
+  }
+
+  /** The name given to `getSemaphore`. */
+  getName(): string {
+    return this.#name;
+  }
+
+  /**
+   * Takes `permits` (default 1), waiting as long as it takes. Redisson `acquire()` / `acquire(permits)`.
+   * `0` returns at once without a command, as in Redisson.
+   * @throws RangeError | TypeError when `permits` is not an integer in [0, 2^31 - 1].
+   * @throws RedisTimeoutError when the channel subscription is not confirmed within `subscriptionTimeout`.
+   * @throws the signal's reason on abort; `RedissonShutdownError` when the client shuts down meanwhile.
+   * @throws ConnectionLostError when the connection dropped with an attempt in flight: whether it took
+   *   the permits is unknown (permits are anonymous, so nobody can tell afterwards; Redisson alike).
+   */
+  acquire(options?: SignalOptions): Promise<void>;
+  acquire(permits: number, options?: SignalOptions): Promise<void>;
+  async acquire(...args: unknown[]): Promise<void> {
+    const { permits, waitMs, options } = parseAcquire(args);
+    this.#ctx.ensureOpen();
+    if (permits === 0) return;
+    await this.#acquire(permits, waitMs, options.signal);
+  }
+
+  /**
+   * Without a wait time: one attempt, never waits (Redisson `tryAcquire()` / `tryAcquire(permits)`). With
+   * one: waits up to it (`tryAcquire(permits, waitTime, unit)`, or `tryAcquire(waitTime, unit)` for one
+   * permit). `permits` `0` answers true without a command.
+   * @returns true when the permits were taken.
+   * @throws RangeError | TypeError on a bad count, time or unit, before anything is sent.
+   * @example await slots.tryAcquire(2, 5, TimeUnit.SECONDS); // 2 permits, wait ≤ 5 s
+   */
+  tryAcquire(options?: SignalOptions): Promise<boolean>;
+  tryAcquire(permits: number, options?: SignalOptions): Promise<boolean>;
+  tryAcquire(waitTime: number, unit: TimeUnit, options?: SignalOptions): Promise<boolean>;
+  tryAcquire(permits: number, waitTime: number, options?: SignalOptions): Promise<boolean>;
+  tryAcquire(permits: number, waitTime: number, unit?: TimeUnit, options?: SignalOptions): Promise<boolean>;
+  async tryAcquire(...args: unknown[]): Promise<boolean> {
+    const { permits, waitMs, options } = parseTryAcquire(args);
+    this.#ctx.ensureOpen();
+    if (permits === 0) return true;
+    return (await this.#acquire(permits, waitMs, options.signal)) !== null;
+  }
+
+  /**
+   * Gives back `permits` (default 1) and publishes the new total, which wakes that many waiters per
+   * process. Needs no earlier acquire; creates the semaphore when missing. `0` is a no-op. Redisson
+   * `release(permits)`. Sent once: on `ConnectionLostError` the release may or may not have happened.
+   * @throws RangeError | TypeError when `permits` is not an integer in [0, 2^31 - 1].
+   */
+  async release(permits = 1): Promise<void> {
+    requirePermits(permits);
+    this.#ctx.ensureOpen();
+    if (permits === 0) return;
+    await this.#release(permits);
+  }
+
+  /**
+   * {@link release}, but only when the semaphore exists (Redisson 4.0.0+ `releaseIfExists`).
+   * @returns false when it does not exist (nothing changes), or for `0` permits.
+   */
+  async releaseIfExists(permits = 1): Promise<boolean> {
+    requirePermits(permits);
+    this.#ctx.ensureOpen();
+    if (permits === 0) return false;
+    const { executor, pubsub } = this.#ctx;
+    return (await executor.eval('semaphore/releaseIfExists', [this.#rawName, this.#channel], [permits, pubsub.publishCommand])) === 1;
+  }
+
+  /** The number of free permits now (`0` when the semaphore does not exist; negative after a negative {@link addPermits}). */
+  async availablePermits(): Promise<number> {
+    this.#ctx.ensureOpen();
+    const value = (await this.#ctx.executor.command('GET', this.#rawName)) as string | null;
+    return value === null ? 0 : Number(value);
+  }
+
+  /**
+   * Takes every free permit at once and answers how many there were (`0` for a missing semaphore).
+   * Publishes nothing. Redisson `drainPermits()`.
+   */
+  async drainPermits(): Promise<number> {
+    this.#ctx.ensureOpen();
+    return (await this.#ctx.executor.eval('semaphore/drainPermits', [this.#rawName], [])) as number;
+  }
+
+  /**
+   * Sets the number of free permits when the semaphore does not exist yet, and publishes it. Redisson
+   * `trySetPermits(permits)` and, with a time to live, `trySetPermits(permits, timeToLive)` (3.29.0+).
+   * @param permits any Java `int`, negative included (releases must then come first).
+   * @param timeToLive optional: the key expires after it (in `unit`, default ms; at least 1 ms).
+   * @returns false when it already exists (nothing changes).
+   */
+  async trySetPermits(permits: number, timeToLive?: number, unit?: TimeUnit): Promise<boolean> {
+    requirePermits(permits, MIN_PERMITS);
+    const ttl = timeToLive === undefined ? null : requireTimeToLive(timeToLive, unit);
+    this.#ctx.ensureOpen();
+    const { executor, pubsub } = this.#ctx;
+    const args = ttl === null ? [permits, pubsub.publishCommand] : [permits, pubsub.publishCommand, ttl];
+    return (await executor.eval('semaphore/trySetPermits', [this.#rawName, this.#channel], args)) === 1;
+  }
+
+  /**
+   * Sets the number of free permits, whatever it was, and publishes it. Not in Java's `RSemaphore` (its
+   * deprecated `setPermits` went in Redisson 3.5.0): a SET and a publish that Java waiters understand.
+   * Clears a time to live. Safe to repeat.
+   * @param permits any Java `int`.
+   */
+  async setPermits(permits: number): Promise<void> {
+    requirePermits(permits, MIN_PERMITS);
+    this.#ctx.ensureOpen();
+    const { executor, pubsub } = this.#ctx;
+    await executor.eval('semaphore/setPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand], 'idempotent');
+  }
+
+  /**
+   * Adds `permits` free permits (negative: removes them; the count may go below 0), creating the
+   * semaphore when missing, and publishes the new total. Redisson `addPermits(permits)`; clears a time
+   * to live as Redisson's SET does. Sent once (Redisson retries it, which could add twice).
+   * @param permits any Java `int`.
+   */
+  async addPermits(permits: number): Promise<void> {
+    requirePermits(permits, MIN_PERMITS);
+    this.#ctx.ensureOpen();
+    const { executor, pubsub } = this.#ctx;
+    await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
+  }
+
+  /** Whether the semaphore's key exists. */
+  async isExists(): Promise<boolean> {
+    this.#ctx.ensureOpen();
+    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
+  }
+
+  /** Deletes the semaphore (its free permits). Publishes nothing, as Redisson's `delete()`. */
+  async delete(): Promise<boolean> {
+    this.#ctx.ensureOpen();
+    return (await this.#ctx.executor.command('DEL', this.#rawName)) === 1;
+  }
+
+  #acquire(permits: number, waitMs: number, signal: AbortSignal | undefined): Promise<{ value: void } | null> {
+    return acquire<void>({
+      ctx: this.#ctx,
+      attempt: () => this.#tryAcquireOnce(permits),
+      // An acquisition that lands after an abort gives its permits back (and wakes whoever needs them).
+      undo: () => this.#release(permits),
+      mode: { channel: this.#channel, policy: semaphoreWakePolicy },
+      // A release that freed too few permits for this waiter may still serve a smaller one behind it.
+      passOnRefusedWake: permits > 1,
+      waitMs,
+      signal,
+    });
+  }
+
+  async #tryAcquireOnce(permits: number): Promise<Attempt<void>> {
+    const taken = await this.#ctx.executor.eval('semaphore/tryAcquire', [this.#rawName], [permits]);
+    // No TTL to outwait: only a message says when to retry.
+    return taken === 1 ? acquired(undefined) : retryAfter(-1);
+  }
+
+  #release(permits: number): Promise<unknown> {
+    const { executor, pubsub } = this.#ctx;
+    return executor.eval('semaphore/release', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The RCountDownLatch scripts called directly on a real server, with assertions on the resulting data and
+ * on every message published (PROTOCOL.md §7.2, §15): Redisson's keys and messages (`1` new count or
+ * deleted, `0` reached zero) on the always-braced channel `redisson_countdownlatch__channel__{N}`.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineScripts, evalScript } from '../../src/commands.js';
+import type { LuaScriptId } from '../../src/generated/lua.js';
+import { countDownLatchChannelName } from '../../src/keys.js';
+import { NEW_COUNT_MESSAGE, ZERO_COUNT_MESSAGE } from '../../src/pubsub/wakePolicies.js';
+import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+
+let server: TestRedis;
+let clients: Clients;
+let redis: Redis;
+const published: string[] = [];
+const MARK = 'redisson_countdownlatch__channel__mark';
+
+beforeAll(async () => {
+  server = await startRedis();
+  clients = new Clients(server.url);
+  redis = clients.raw();
+  defineScripts(redis);
+  const events = clients.raw();
+  events.on('pmessage', (_p: string, channel: string, message: string) => published.push(`${channel} ${message}`));
+  await events.psubscribe('redisson_countdownlatch__channel__*');
+});
+afterAll(async () => {
+  await clients.closeAll();
+  await server.stop();
+});
+
+/** Waits until every message published so far has arrived; answers how many there are. */
+async function mark(): Promise<number> {
+  await messagesSince(0);
+  return published.length;
+}
+
+/** Messages on latch channels since `from`: a PUBLISH of our own arrives after all earlier ones. */
+async function messagesSince(from: number): Promise<string[]> {
+  const token = `${Math.random()}`;
+  await redis.publish(MARK, token);
+  const deadline = Date.now() + 5_000;
+  while (!published.includes(`${MARK} ${token}`)) {
+    if (Date.now() > deadline) throw new Error('pub/sub barrier');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return published.slice(from).filter((m) => !m.startsWith(`${MARK} `));
+}
+
+const run = (id: LuaScriptId, name: string, args: (string | number)[]): Promise<unknown> => evalScript(redis, id, [name, countDownLatchChannelName(name)], args);
+const trySetCount = (name: string, count: number) => run('countdownlatch/trySetCount', name, [NEW_COUNT_MESSAGE, count, 'PUBLISH']);
+const countDown = (name: string) => run('countdownlatch/countDown', name, [ZERO_COUNT_MESSAGE, 'PUBLISH']);
+const del = (name: string) => run('countdownlatch/delete', name, [NEW_COUNT_MESSAGE, 'PUBLISH']);
+
+describe('countdownlatch/trySetCount', () => {
+  it('arms a missing latch (no TTL) and publishes 1; an armed one is left alone', async () => {
+    const name = uniqueName('latch');
+    const from = await mark();
+    expect(await trySetCount(name, 2)).toBe(1);
+    expect(await trySetCount(name, 5)).toBe(0);
+    expect(await redis.get(name)).toBe('2');
+    expect(await redis.pttl(name)).toBe(-1);
+    expect(await messagesSince(from)).toEqual([`redisson_countdownlatch__channel__{${name}} 1`]);
+  });
+});
+
+describe('countdownlatch/countDown', () => {
+  it('2 → 1 silently, 1 → 0 deletes the key and publishes 0, further countDowns change nothing', async () => {
+    const name = uniqueName('latch');
+    await trySetCount(name, 2);
+    const from = await mark();
+    expect(await countDown(name)).toBe(1);
+    expect(await redis.get(name)).toBe('1');
+    expect(await messagesSince(from)).toEqual([]);
+    expect(await countDown(name)).toBe(0);
+    expect(await redis.exists(name)).toBe(0);
+    expect(await countDown(name)).toBe(-1);
+    expect(await redis.exists(name)).toBe(0);
+    expect(await messagesSince(from)).toEqual([`redisson_countdownlatch__channel__{${name}} 0`]);
+  });
+
+  it('a latch armed again after reaching zero counts down again', async () => {
+    const name = uniqueName('latch');
+    await trySetCount(name, 1);
+    await countDown(name);
+    expect(await trySetCount(name, 1)).toBe(1);
+    const from = await mark();
+    expect(await countDown(name)).toBe(0);
+    expect(await messagesSince(from)).toEqual([`redisson_countdownlatch__channel__{${name}} 0`]);
+  });
+});
+
+describe('countdownlatch/delete', () => {
+  it('deletes an armed latch and publishes 1; a missing one answers 0 and publishes nothing', async () => {
+    const name = uniqueName('latch');
+    await trySetCount(name, 3);
+    const from = await mark();
+    expect(await del(name)).toBe(1);
+    expect(await redis.exists(name)).toBe(0);
+    expect(await del(name)).toBe(0);
+    expect(await messagesSince(from)).toEqual([`redisson_countdownlatch__channel__{${name}} 1`]);
+  });
+});
+
+describe('the channel', () => {
+  it('always wraps the raw name in braces, even one that holds a brace', async () => {
+    expect(countDownLatchChannelName('a')).toBe('redisson_countdownlatch__channel__{a}');
+    expect(countDownLatchChannelName('{t}a')).toBe('redisson_countdownlatch__channel__{{t}a}');
+    const name = `{${uniqueName('tag')}}latch`;
+    await trySetCount(name, 1);
+    const from = await mark();
+    await countDown(name);
+    expect(await messagesSince(from)).toEqual([`redisson_countdownlatch__channel__{${name}} 0`]);
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * Multi-process exactness of RSemaphore under kill -9: five OS processes (test/fixtures/semaphoreWorker.ts)
+ * loop over a semaphore of 3 permits; two of them are killed while holding a permit (forced: each stops
+ * at a chosen hold and says so), a third at an arbitrary moment. A semaphore has no owner and no TTL, so a
+ * dead holder's permit is gone for good: from the history the workers logged (synchronously, so a kill
+ * loses nothing), its hold lasts forever. The check: at no instant more than 3 holds — a dead holder's
+ * included, so the survivors must make do with what is left — and the permits left in Redis match.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { SemaphoreEvent, SemaphoreWorkerOptions } from '../fixtures/semaphoreWorker.js';
+import { eventually, uniqueName, useRedis } from '../support/redis.js';
+
+// ------------------------------------------------------------------------------ the history checker
+
+interface Hold {
+  readonly worker: string;
+  readonly start: number;
+  /** `Infinity` for a holder killed while holding: its permit is never given back. */
+  readonly end: number;
+}
+
+/** What a worker's log says about its holds, and whether its death may have kept a permit. */
+function holdsOf(worker: string, events: readonly SemaphoreEvent[], killed: boolean): { holds: Hold[]; leak: 'none' | 'certain' | 'uncertain' } {
+  const holds: Hold[] = [];
+  let open: number | null = null;
+  for (const e of events) {
+    if (e.k === 'acq') open = e.t;
+    if (e.k === 'end' && open !== null) {
+      holds.push({ worker, start: open, end: e.t });
+      open = null;
+    }
+  }
+  if (open !== null) {
+    if (!killed) throw new Error(`${worker} ended with a hold it never released`);
+    holds.push({ worker, start: open, end: Infinity });
+    return { holds, leak: 'certain' };
+  }
+  // Killed between asking and logging the answer, or between `end` and the release's answer: the
+  // script may or may not have run.
+  const last = events.at(-1)?.k;
+  return { holds, leak: killed && (last === 'wait' || last === 'end') ? 'uncertain' : 'none' };
+}
+
+/** The most holds that intersect at one instant; each hold is shrunk by `toleranceMs` (clock reads). */
+function maxConcurrent(holds: readonly Hold[], toleranceMs = 1): { max: number; at: number } {
+  const edges: [number, number][] = [];
+  for (const h of holds) {
+    const start = h.start + toleranceMs;
+    const end = h.end - toleranceMs;
+    if (end > start) edges.push([start, 1], [end, -1]);
+  }
+  // At one instant an end goes before a start: touching holds do not overlap.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let best = { max: 0, at: NaN };
+  for (const [t, d] of edges) {
+    now += d;
+    if (now > best.max) best = { max: now, at: t };
+  }
+  return best;
+}
+
+describe('the history checker', () => {
+  it('finds a 4th holder, counting a killed holder as holding forever', () => {
+    const h = (worker: string, start: number, end: number): Hold => ({ worker, start, end });
+    expect(maxConcurrent([h('a', 0, 10), h('b', 5, 15), h('c', 8, 20), h('d', 10, 30)]).max).toBe(3);
+    expect(maxConcurrent([h('a', 0, 100), h('b', 10, 100), h('c', 20, 100), h('d', 30, 100)]).max).toBe(4);
+    const dead = holdsOf('k', [{ k: 'wait', t: 0 }, { k: 'acq', t: 1 }], true);
+    expect(dead.leak).toBe('certain');
+    expect(maxConcurrent([...dead.holds, h('a', 100, 200), h('b', 150, 300), h('c', 190, 400)]).max).toBe(4);
+    expect(holdsOf('u', [{ k: 'wait', t: 0 }], true).leak).toBe('uncertain');
+    expect(holdsOf('r', [{ k: 'acq', t: 0 }, { k: 'end', t: 1 }, { k: 'rel', t: 2 }], true).leak).toBe('none');
+  });
+});
+
+// ----------------------------------------------------------------------------------- the processes
+
+const WORKER = fileURLToPath(new URL('../fixtures/semaphoreWorker.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** One forked semaphoreWorker and the IPC messages it sent. */
+class Proc {
+  readonly child: ChildProcess;
+  readonly inbox: { type: string; message?: string }[] = [];
+  readonly exited: Promise<void>;
+  killed = false;
+
+  constructor(readonly id: string, readonly options: SemaphoreWorkerOptions) {
+    this.child = fork(WORKER, [JSON.stringify(options)], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.child.on('message', (m) => this.inbox.push(m as { type: string }));
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()));
+  }
+
+  async next(type: string, ms = 30_000): Promise<void> {
+    await eventually(() => {
+      const error = this.inbox.find((m) => m.type === 'error');
+      if (error) throw new Error(`${this.id}: ${error.message ?? ''}`);
+      return this.inbox.some((m) => m.type === type);
+    }, ms, `${this.id} '${type}'`);
+  }
+
+  async kill(): Promise<void> {
+    this.killed = true;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  events(): SemaphoreEvent[] {
+    let text: string;
+    try {
+      text = readFileSync(this.options.logFile, 'utf8');
+    } catch {
+      return [];
+    }
+    return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SemaphoreEvent);
+  }
+}
+
+describe('multi-process exactness under kill -9', () => {
+  const suite = useRedis();
+  const procs: Proc[] = [];
+  const dir = mkdtempSync(path.join(tmpdir(), 'redisson-ts-sem-'));
+  afterEach(async () => {
+    await Promise.all(procs.splice(0).map((p) => p.kill()));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a semaphore of 3 never admits a 4th holder, and the permits left match the dead holders', async () => {
+    const name = uniqueName('sem');
+    const raw = suite.clients.raw();
+    await suite.clients.client().getSemaphore(name).trySetPermits(3);
+    const victims: Record<string, number> = { w0: 1, w1: 2 };
+    for (let i = 0; i < 5; i++) {
+      const id = `w${i}`;
+      const victimAt = victims[id];
+      procs.push(new Proc(id, { url: suite.redis.url, name, logFile: path.join(dir, `${name}-${id}.log`), workMs: 3, ...(victimAt ? { victimAt } : {}) }));
+    }
+    await Promise.all(procs.map((p) => p.next('ready')));
+    const now = (): number => performance.timeOrigin + performance.now();
+    for (const p of procs) p.child.send({ type: 'go', deadline: now() + 2_000 });
+
+    const [v0, v1, ...others] = procs as [Proc, Proc, ...Proc[]];
+    // The victims hold a permit each when killed: forced, not left to chance.
+    await v0.next('holding');
+    await v0.kill();
+    await v1.next('holding');
+    await v1.kill();
+    const afterKills = now();
+    // The survivors go on with the one permit left: holds begin after the kills.
+    await eventually(() => others.some((p) => p.events().some((e) => e.k === 'acq' && e.t > afterKills)), 10_000, 'a hold after the kills');
+    const random = others[Math.floor(Math.random() * others.length)] as Proc;
+    await new Promise((r) => setTimeout(r, Math.random() * 200));
+    await random.kill();
+    await Promise.all(others.filter((p) => !p.killed).map((p) => p.next('done')));
+
+    const histories = procs.map((p) => holdsOf(p.id, p.events(), p.killed));
+    const holds = histories.flatMap((h) => h.holds);
+    const { max, at } = maxConcurrent(holds);
+    expect(max, `holders at ${at}`).toBeLessThanOrEqual(3);
+    expect(holds.length).toBeGreaterThan(10);
+    expect(histories[0]?.leak).toBe('certain');
+    expect(histories[1]?.leak).toBe('certain');
+    const certain = histories.filter((h) => h.leak === 'certain').length;
+    const uncertain = histories.filter((h) => h.leak === 'uncertain').length;
+    const left = Number(await raw.get(name));
+    expect(left).toBeLessThanOrEqual(3 - certain);
+    expect(left).toBeGreaterThanOrEqual(3 - certain - uncertain);
+  });
+});
