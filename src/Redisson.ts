@@ -15,6 +15,7 @@ import { RedissonShutdownError } from './errors.js';
 import { RLock } from './locks/RLock.js';
 import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
+import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
 
 /** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
@@ -59,6 +60,8 @@ export class Redisson {
   readonly #pubsub: PublishSubscribe;
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
+  // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
+  readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
   readonly #flows = new AsyncLocalStorage<number>();
   readonly #waiters = new Set<(reason: Error) => void>();
@@ -133,6 +136,16 @@ export class Redisson {
         void settled.then(() => this.#background.delete(settled));
       },
       reportLost: (lost) => this.#reportLost(lost),
+      watchLoss: (rawName, field, onLost) => {
+        const key = HoldLedger.key(rawName, field);
+        let watchers = this.#lossWatchers.get(key);
+        if (!watchers) this.#lossWatchers.set(key, (watchers = new Set()));
+        watchers.add(onLost);
+        return () => {
+          watchers.delete(onLost);
+          if (watchers.size === 0 && this.#lossWatchers.get(key) === watchers) this.#lossWatchers.delete(key);
+        };
+      },
     };
   }
 
@@ -172,6 +185,14 @@ export class Redisson {
     requireName(name);
     this.#ensureOpen();
     return new RLock(this.#context, name);
+  }
+
+  /**
+   * Runs `fn` under the lock `name` and always releases it: `client.getLock(name).withLock(fn, options)`.
+   * @example await client.withLock('order:42', async (signal) => { await ship(order, { signal }); });
+   */
+  withLock<R>(name: string, fn: (signal: AbortSignal) => R | Promise<R>, options?: HoldOptions): Promise<R> {
+    return this.getLock(name).withLock(fn, options);
   }
 
   /**
@@ -241,6 +262,7 @@ export class Redisson {
 
   #reportLost(lost: LostLock): void {
     this.#holds.forget(lost.rawName, lost.field);
+    for (const onLost of [...(this.#lossWatchers.get(HoldLedger.key(lost.rawName, lost.field)) ?? [])]) onLost();
     let name = lost.rawName;
     try {
       name = this.#options.nameMapper.unmap(lost.rawName);

@@ -4,6 +4,8 @@
 export { Redisson, type LockLostEvent, type RedissonEvents } from './Redisson.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
+export { LockHold } from './locks/LockHold.js';
+export type { HoldOptions, TryHoldOptions } from './locks/holdArgs.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
 export { TimeUnit } from './TimeUnit.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
