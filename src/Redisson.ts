@@ -91,7 +91,7 @@ export class Redisson {
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts);
+    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
     const subscriber = this.#connection.duplicate({

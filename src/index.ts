@@ -12,6 +12,7 @@ export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.j
 export {
   ConnectionLostError,
   IllegalStateError,
+  RedisConnectionError,
   IllegalMonitorStateError,
   LockLostError,
   RedisTimeoutError,

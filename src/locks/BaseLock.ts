@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { requireThreadId, unlockLatchTtl } from '../config.js';
-import { ConnectionLostError, IllegalMonitorStateError, LockLostError } from '../errors.js';
+import { ConnectionLostError, IllegalMonitorStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
@@ -431,7 +431,7 @@ export abstract class BaseLock<T = void> {
       result = await this.tryAcquireOnce({ leaseMs: lease, watchdog, field, threadId, waitMs });
     } catch (error) {
       // The script may have run: learn the truth before this owner re-enters (see HoldLedger).
-      if (error instanceof ConnectionLostError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
+      if (error instanceof ConnectionLostError || error instanceof RedisTimeoutError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
       throw error;
     }
     if (result.acquired) {
