@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createEmitter, type Emitter } from './emitter.js';
+import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor } from './commands.js';
 import type { LuaScriptId } from './generated/lua.js';
@@ -30,13 +30,24 @@ export interface LockLostEvent {
   readonly threadId: number;
 }
 
-/** Events of a client; listen with `client.on(type, handler)`. */
-export type RedissonEvents = {
+/**
+ * Events of a client (a `node:events` EventEmitter): `client.on('lockLost', (e) => …)`,
+ * `await events.once(client, 'lockLost')`. A listener that throws gets a process warning; it never crashes
+ * the background work that emitted the event.
+ */
+export interface RedissonEventMap {
   /** A watchdog-renewed lock was found gone (lease ran out, key deleted, Redis lost its data). */
-  lockLost: LockLostEvent;
+  lockLost: [LockLostEvent];
   /** A background renewal failed; it is retried on the next tick. */
-  renewalError: { readonly error: unknown };
-};
+  renewalError: [{ readonly error: unknown }];
+  /** An error of one of the client's connections, as ioredis reports it (only emitted while listened to). */
+  error: [Error];
+  /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
+  reconnecting: [number];
+}
+
+/** @deprecated use {@link RedissonEventMap}: the payload of each event is its first argument. */
+export type RedissonEvents = { [K in keyof RedissonEventMap]: RedissonEventMap[K][0] };
 
 /**
  * A Redisson client on ioredis.
@@ -50,7 +61,7 @@ export type RedissonEvents = {
  * await client.shutdown();
  * ```
  */
-export class Redisson {
+export class Redisson extends EventEmitter<RedissonEventMap> {
   /** This client's id: a random UUID, the first half of every hash field it writes. */
   readonly id: string = randomUUID();
   readonly #options: ResolvedOptions;
@@ -60,9 +71,9 @@ export class Redisson {
   readonly #pubsub: PublishSubscribe;
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
+  readonly #stopForwarding: () => void;
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
-  readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
   readonly #flows = new AsyncLocalStorage<number>();
   readonly #waiters = new Set<(reason: Error) => void>();
   readonly #background = new Set<Promise<unknown>>();
@@ -72,6 +83,7 @@ export class Redisson {
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ResolvedOptions) {
+    super();
     this.#options = options;
     // The command connection must not replay unanswered commands (see CommandExecutor): our own
     // connections are made that way; an instance passed in that would replay is duplicated.
@@ -102,6 +114,16 @@ export class Redisson {
       enableOfflineQueue: false,
     });
     subscriber.on('error', () => undefined);
+    // ioredis' connection events, forwarded ('error' only while someone listens: an EventEmitter throws an
+    // 'error' nobody listens to, and connection errors already surface as typed rejections).
+    const forwardError = (error: Error): void => {
+      if (this.listenerCount('error') > 0) this.#emitSafely('error', error);
+    };
+    const forwardReconnecting = (delay: number): void => this.#emitSafely('reconnecting', delay);
+    for (const c of [this.#connection, subscriber]) c.on('error', forwardError).on('reconnecting', forwardReconnecting);
+    this.#stopForwarding = () => {
+      for (const c of [this.#connection, subscriber]) c.off('error', forwardError).off('reconnecting', forwardReconnecting);
+    };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout);
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -111,7 +133,7 @@ export class Redisson {
       Math.max(1, Math.trunc(options.lockWatchdogTimeout / 3)),
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),
-      (error) => this.#events.emit('renewalError', { error }),
+      (error) => this.#emitSafely('renewalError', { error }),
     );
     this.#context = {
       id: this.id,
@@ -210,18 +232,15 @@ export class Redisson {
     return this.#flows.getStore();
   }
 
-  /** Subscribes to a client event (`lockLost`, `renewalError`). Returns a function that unsubscribes. */
-  on<K extends keyof RedissonEvents>(type: K, handler: (event: RedissonEvents[K]) => void): () => void {
-    // Events come from background work: a handler that throws gets a warning, never a crashed process.
-    const safe = (event: RedissonEvents[K]): void => {
+  /** Emits `type` to each listener; one that throws gets a warning and the others still run. */
+  #emitSafely<K extends keyof RedissonEventMap>(type: K, ...args: RedissonEventMap[K]): void {
+    for (const listener of this.rawListeners(type) as Array<(...a: RedissonEventMap[K]) => void>) {
       try {
-        handler(event);
+        listener.apply(this, args);
       } catch (error) {
         process.emitWarning(`redisson-ts: a '${type}' listener threw: ${String(error)}`);
       }
-    };
-    this.#events.on(type, safe);
-    return () => this.#events.off(type, safe);
+    }
   }
 
   /** True once `shutdown()` was called. */
@@ -253,7 +272,7 @@ export class Redisson {
     this.#executor.dispose();
     const left = Math.max(1, deadline - performance.now());
     await Promise.all([this.#pubsub.close(left), this.#ownsConnection ? closeConnection(this.#connection, left) : undefined]);
-    this.#events.all.clear();
+    this.#stopForwarding();
   }
 
   #ensureOpen(): void {
@@ -269,7 +288,7 @@ export class Redisson {
     } catch {
       // a faulty mapper must not stop the report: fall back to the raw name
     }
-    this.#events.emit('lockLost', {
+    this.#emitSafely('lockLost', {
       name,
       clientId: this.id,
       threadId: lost.threadId,

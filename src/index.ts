@@ -1,7 +1,7 @@
 /**
  * redisson-ts: Redisson's distributed locks for Node.js on ioredis, wire-compatible with Java Redisson.
  */
-export { Redisson, type LockLostEvent, type RedissonEvents } from './Redisson.js';
+export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { LockHold } from './locks/LockHold.js';

@@ -189,3 +189,21 @@ it('hold options are checked before anything is sent', async () => {
   await expect(lock.tryAcquire({ waitTime: Number.NaN })).rejects.toBeInstanceOf(TypeError);
   await expect(lock.acquire([] as never)).rejects.toBeInstanceOf(TypeError);
 });
+
+it('the client is a node:events EventEmitter: events.once() works, reconnecting is forwarded, a throwing listener only warns', async () => {
+  const { once } = await import('node:events');
+  const client = suite.clients.client({ lockWatchdogTimeout: 300 });
+  client.on('lockLost', () => {
+    throw new Error('bug in a listener');
+  });
+  const name = uniqueName();
+  await client.getLock(name).lock();
+  const lost = once(client, 'lockLost');
+  await suite.clients.raw().del(name);
+  const [event] = (await lost) as [{ name: string }];
+  expect(event.name).toBe(name);
+  const reconnecting = once(client, 'reconnecting');
+  await suite.clients.raw().client('KILL', 'TYPE', 'normal');
+  const [delay] = (await reconnecting) as [number];
+  expect(typeof delay).toBe('number');
+});
