@@ -21,6 +21,14 @@ import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalSchedu
 /** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
 export const AUTO_THREAD_ID_BASE = 1_000_000_001;
 
+// One counter for the whole process, not per client: an owner id allocated by one client may be used on
+// another client's lock (a MultiLock over several clients), where it must not equal an id that client
+// allocated itself.
+let nextThreadId = AUTO_THREAD_ID_BASE;
+function allocateThreadId(): number {
+  return nextThreadId++;
+}
+
 /** Payload of the `lockLost` event. */
 export interface LockLostEvent {
   /** The lock's name as given to `getLock` (NameMapper unmapped). */
@@ -79,7 +87,6 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
   // Automatic thread ids start high, so explicit ids (Redisson tests use 1, 2, …) never collide with them.
-  #nextThreadId = AUTO_THREAD_ID_BASE;
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ResolvedOptions) {
@@ -144,7 +151,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       holds: this.#holds,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
-      allocateThreadId: () => this.#nextThreadId++,
+      allocateThreadId,
       trackWaiter: (abort) => {
         this.#waiters.add(abort);
         return () => this.#waiters.delete(abort);
@@ -223,7 +230,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @param threadId the id to use; by default a fresh one.
    */
   runInThread<T>(fn: () => T, threadId?: number): T {
-    const id = threadId === undefined ? this.#nextThreadId++ : requireThreadId(threadId);
+    const id = threadId === undefined ? allocateThreadId() : requireThreadId(threadId);
     return this.#flows.run(id, fn);
   }
 
