@@ -86,7 +86,6 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #waiters = new Set<(reason: Error) => void>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
-  // Automatic thread ids start high, so explicit ids (Redisson tests use 1, 2, …) never collide with them.
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ResolvedOptions) {

@@ -4,6 +4,7 @@
  * `lock()` that was not awaited cannot leave a hold kept alive by the watchdog; the hold API
  * (`acquire`, `tryAcquire`, `withLock`, `await using`) releases exactly once and signals a lost hold.
  */
+import { once } from 'node:events';
 import { expect, it } from 'vitest';
 import { IllegalMonitorStateError, LockLostError, type LockHold } from '../../src/index.js';
 import { eventually, sleep, uniqueName, useRedis } from '../support/redis.js';
@@ -191,7 +192,6 @@ it('hold options are checked before anything is sent', async () => {
 });
 
 it('the client is a node:events EventEmitter: events.once() works, reconnecting is forwarded, a throwing listener only warns', async () => {
-  const { once } = await import('node:events');
   const client = suite.clients.client({ lockWatchdogTimeout: 300 });
   client.on('lockLost', () => {
     throw new Error('bug in a listener');
