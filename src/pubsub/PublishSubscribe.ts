@@ -245,6 +245,8 @@ export class PublishSubscribe {
         (error: unknown) => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           this.onServer.delete(wire);
+          // The socket went away under it (not writable, closed): the next `ready` subscribes again.
+          if (!isServerRefusal(error)) return;
           // Refused by the server (ACL, …): fail its waiters rather than let them wait out their timeout.
           if (!entry.confirmed) {
             this.entries.delete(wire);
@@ -265,6 +267,11 @@ export class PublishSubscribe {
     // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
     if (this.live && !this.closed && this.onServer.delete(wire)) this.subscriber.unsubscribe(wire).catch(() => undefined);
   }
+}
+
+/** A reply from Redis refusing the command (as opposed to a connection that failed under it). */
+function isServerRefusal(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSignal | undefined, message: string): Promise<void> {
