@@ -31,6 +31,8 @@ export interface ClientContext {
   trackWaiter(abort: (reason: Error) => void): () => void;
   /** Background work (undoing a late acquisition) that `shutdown()` lets finish before closing. */
   keepUntilClosed(work: Promise<unknown>): void;
+  /** Calls `onLost` when the watchdog finds `field` of `rawName` lost; returns the function that stops watching. */
+  watchLoss(rawName: string, field: string, onLost: () => void): () => void;
   /** Reports a lock found lost (emits `lockLost`). */
   reportLost(lost: LostLock): void;
 }

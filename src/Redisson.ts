@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createEmitter, type Emitter } from './emitter.js';
+import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor } from './commands.js';
 import type { LuaScriptId } from './generated/lua.js';
@@ -26,10 +26,19 @@ import { RSemaphore } from './sync/RSemaphore.js';
 import { RCountDownLatch } from './sync/RCountDownLatch.js';
 import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
+import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
 
 /** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
 export const AUTO_THREAD_ID_BASE = 1_000_000_001;
+
+// One counter for the whole process, not per client: an owner id allocated by one client may be used on
+// another client's lock (a MultiLock over several clients), where it must not equal an id that client
+// allocated itself.
+let nextThreadId = AUTO_THREAD_ID_BASE;
+function allocateThreadId(): number {
+  return nextThreadId++;
+}
 
 /** Payload of the `lockLost` event. */
 export interface LockLostEvent {
@@ -40,13 +49,24 @@ export interface LockLostEvent {
   readonly threadId: number;
 }
 
-/** Events of a client; listen with `client.on(type, handler)`. */
-export type RedissonEvents = {
+/**
+ * Events of a client (a `node:events` EventEmitter): `client.on('lockLost', (e) => …)`,
+ * `await events.once(client, 'lockLost')`. A listener that throws gets a process warning; it never crashes
+ * the background work that emitted the event.
+ */
+export interface RedissonEventMap {
   /** A watchdog-renewed lock was found gone (lease ran out, key deleted, Redis lost its data). */
-  lockLost: LockLostEvent;
+  lockLost: [LockLostEvent];
   /** A background renewal failed; it is retried on the next tick. */
-  renewalError: { readonly error: unknown };
-};
+  renewalError: [{ readonly error: unknown }];
+  /** An error of one of the client's connections, as ioredis reports it (only emitted while listened to). */
+  error: [Error];
+  /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
+  reconnecting: [number];
+}
+
+/** @deprecated use {@link RedissonEventMap}: the payload of each event is its first argument. */
+export type RedissonEvents = { [K in keyof RedissonEventMap]: RedissonEventMap[K][0] };
 
 /**
  * A Redisson client on ioredis.
@@ -60,7 +80,7 @@ export type RedissonEvents = {
  * await client.shutdown();
  * ```
  */
-export class Redisson {
+export class Redisson extends EventEmitter<RedissonEventMap> {
   /** This client's id: a random UUID, the first half of every hash field it writes. */
   readonly id: string = randomUUID();
   readonly #options: ResolvedOptions;
@@ -70,16 +90,17 @@ export class Redisson {
   readonly #pubsub: PublishSubscribe;
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
-  readonly #events: Emitter<RedissonEvents> = createEmitter<RedissonEvents>();
+  readonly #stopForwarding: () => void;
+  // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
+  readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
   readonly #waiters = new Set<(reason: Error) => void>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
-  // Automatic thread ids start high, so explicit ids (Redisson tests use 1, 2, …) never collide with them.
-  #nextThreadId = AUTO_THREAD_ID_BASE;
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ResolvedOptions) {
+    super();
     this.#options = options;
     // The command connection must not replay unanswered commands (see CommandExecutor): our own
     // connections are made that way; an instance passed in that would replay is duplicated.
@@ -99,7 +120,7 @@ export class Redisson {
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts);
+    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
     const subscriber = this.#connection.duplicate({
@@ -110,6 +131,16 @@ export class Redisson {
       enableOfflineQueue: false,
     });
     subscriber.on('error', () => undefined);
+    // ioredis' connection events, forwarded ('error' only while someone listens: an EventEmitter throws an
+    // 'error' nobody listens to, and connection errors already surface as typed rejections).
+    const forwardError = (error: Error): void => {
+      if (this.listenerCount('error') > 0) this.#emitSafely('error', error);
+    };
+    const forwardReconnecting = (delay: number): void => this.#emitSafely('reconnecting', delay);
+    for (const c of [this.#connection, subscriber]) c.on('error', forwardError).on('reconnecting', forwardReconnecting);
+    this.#stopForwarding = () => {
+      for (const c of [this.#connection, subscriber]) c.off('error', forwardError).off('reconnecting', forwardReconnecting);
+    };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout);
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -119,7 +150,7 @@ export class Redisson {
       Math.max(1, Math.trunc(options.lockWatchdogTimeout / 3)),
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),
-      (error) => this.#events.emit('renewalError', { error }),
+      (error) => this.#emitSafely('renewalError', { error }),
     );
     this.#context = {
       id: this.id,
@@ -130,7 +161,7 @@ export class Redisson {
       holds: this.#holds,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
-      allocateThreadId: () => this.#nextThreadId++,
+      allocateThreadId,
       trackWaiter: (abort) => {
         this.#waiters.add(abort);
         return () => this.#waiters.delete(abort);
@@ -144,6 +175,16 @@ export class Redisson {
         void settled.then(() => this.#background.delete(settled));
       },
       reportLost: (lost) => this.#reportLost(lost),
+      watchLoss: (rawName, field, onLost) => {
+        const key = HoldLedger.key(rawName, field);
+        let watchers = this.#lossWatchers.get(key);
+        if (!watchers) this.#lossWatchers.set(key, (watchers = new Set()));
+        watchers.add(onLost);
+        return () => {
+          watchers.delete(onLost);
+          if (watchers.size === 0 && this.#lossWatchers.get(key) === watchers) this.#lossWatchers.delete(key);
+        };
+      },
     };
   }
 
@@ -308,12 +349,20 @@ export class Redisson {
   }
 
   /**
+   * Runs `fn` under the lock `name` and always releases it: `client.getLock(name).withLock(fn, options)`.
+   * @example await client.withLock('order:42', async (signal) => { await ship(order, { signal }); });
+   */
+  withLock<R>(name: string, fn: (signal: AbortSignal) => R | Promise<R>, options?: HoldOptions): Promise<R> {
+    return this.getLock(name).withLock(fn, options);
+  }
+
+  /**
    * Runs `fn` as one "thread": every lock call inside its async flow (unless given an explicit
    * `threadId`) uses the same thread id, so nested code that calls `getLock(name)` again re-enters.
    * @param threadId the id to use; by default a fresh one.
    */
   runInThread<T>(fn: () => T, threadId?: number): T {
-    const id = threadId === undefined ? this.#nextThreadId++ : requireThreadId(threadId);
+    const id = threadId === undefined ? allocateThreadId() : requireThreadId(threadId);
     return this.#flows.run(id, fn);
   }
 
@@ -322,18 +371,15 @@ export class Redisson {
     return this.#flows.getStore();
   }
 
-  /** Subscribes to a client event (`lockLost`, `renewalError`). Returns a function that unsubscribes. */
-  on<K extends keyof RedissonEvents>(type: K, handler: (event: RedissonEvents[K]) => void): () => void {
-    // Events come from background work: a handler that throws gets a warning, never a crashed process.
-    const safe = (event: RedissonEvents[K]): void => {
+  /** Emits `type` to each listener; one that throws gets a warning and the others still run. */
+  #emitSafely<K extends keyof RedissonEventMap>(type: K, ...args: RedissonEventMap[K]): void {
+    for (const listener of this.rawListeners(type) as Array<(...a: RedissonEventMap[K]) => void>) {
       try {
-        handler(event);
+        listener.apply(this, args);
       } catch (error) {
         process.emitWarning(`redisson-ts: a '${type}' listener threw: ${String(error)}`);
       }
-    };
-    this.#events.on(type, safe);
-    return () => this.#events.off(type, safe);
+    }
   }
 
   /** True once `shutdown()` was called. */
@@ -365,7 +411,7 @@ export class Redisson {
     this.#executor.dispose();
     const left = Math.max(1, deadline - performance.now());
     await Promise.all([this.#pubsub.close(left), this.#ownsConnection ? closeConnection(this.#connection, left) : undefined]);
-    this.#events.all.clear();
+    this.#stopForwarding();
   }
 
   #ensureOpen(): void {
@@ -374,13 +420,14 @@ export class Redisson {
 
   #reportLost(lost: LostLock): void {
     this.#holds.forget(lost.rawName, lost.field);
+    for (const onLost of [...(this.#lossWatchers.get(HoldLedger.key(lost.rawName, lost.field)) ?? [])]) onLost();
     let name = lost.rawName;
     try {
       name = this.#options.nameMapper.unmap(lost.rawName);
     } catch {
       // a faulty mapper must not stop the report: fall back to the raw name
     }
-    this.#events.emit('lockLost', {
+    this.#emitSafely('lockLost', {
       name,
       clientId: this.id,
       threadId: lost.threadId,

@@ -32,6 +32,15 @@ export interface RedissonOptions {
    */
   fairLockWaitTimeout?: number;
   /**
+   * Who owns an acquisition that names no owner (no `threadId`, outside `runInThread`):
+   * - `'acquisition'`: the lock object's own id while it is idle, a fresh id while it already holds or is
+   *   acquiring — one object shared by concurrent flows is safe (README, "Thread identity in Node");
+   * - `'object'`: always the object's own id, so its acquisitions re-enter each other, as one Java thread's —
+   *   only for objects that one flow at a time uses.
+   * @default 'acquisition'
+   */
+  lockOwnership?: 'acquisition' | 'object';
+  /**
    * How long (ms) `lock()` waits for its channel subscription before failing with `RedisTimeoutError`.
    * @default 7500
    */
@@ -58,6 +67,7 @@ export interface ResolvedOptions {
   readonly lockWatchdogTimeout: number;
   readonly lockWatchdogBatchSize: number;
   readonly fairLockWaitTimeout: number;
+  readonly lockOwnership: 'acquisition' | 'object';
   readonly subscriptionTimeout: number;
   readonly timeout: number;
   readonly retryAttempts: number;
@@ -70,6 +80,7 @@ export const DEFAULTS = Object.freeze({
   lockWatchdogTimeout: 30_000,
   lockWatchdogBatchSize: 100,
   fairLockWaitTimeout: 300_000,
+  lockOwnership: 'acquisition' as 'acquisition' | 'object',
   subscriptionTimeout: 7_500,
   timeout: 3_000,
   retryAttempts: 4,
@@ -82,7 +93,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -232,8 +243,13 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
     throw new TypeError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
   }
+  const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
+  if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
+    throw new TypeError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
+  }
   return Object.freeze({
     redis,
+    lockOwnership,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
     lockWatchdogTimeout: requireInteger(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout), 'lockWatchdogTimeout', 3, 3 * MAX_TIMER_MS),
     lockWatchdogBatchSize: requireInteger(given('lockWatchdogBatchSize', DEFAULTS.lockWatchdogBatchSize), 'lockWatchdogBatchSize', 1, 10_000),

@@ -23,7 +23,9 @@ export class IllegalMonitorStateError extends RedissonError {
   constructor(lockName: string, clientId: string, threadId: number, message?: string, options?: { cause?: unknown }) {
     super(
       message ??
-        `attempt to unlock lock, not locked by current thread by node id: ${clientId} thread-id: ${threadId}`,
+        `attempt to unlock lock, not locked by current thread by node id: ${clientId} thread-id: ${threadId}` +
+          ` (lock '${lockName}'; an owner is the threadId option, the runInThread flow, or the lock object's current hold:` +
+          ' unlock with the one that locked — README, "Thread identity in Node")',
       options,
     );
     this.lockName = lockName;
@@ -57,6 +59,20 @@ export class RedissonShutdownError extends RedissonError {
 
 /** A call that conflicts with the state of the client or of an object; Java's `IllegalStateException`. */
 export class IllegalStateError extends RedissonError {}
+
+/**
+ * Redis could not be reached within `timeout`: the command was not sent (it did not run). Carries the
+ * address and, as `cause`, the connection's last error (ECONNREFUSED, …).
+ */
+export class RedisConnectionError extends RedissonError {
+  readonly address: string;
+
+  constructor(address: string, timeoutMs: number, cause?: unknown) {
+    const why = cause instanceof Error ? `: ${cause.message}` : '';
+    super(`could not reach Redis at ${address} within ${timeoutMs} ms (timeout)${why}`, { cause });
+    this.address = address;
+  }
+}
 
 /** A subscription or command did not complete in time; Redisson's `RedisTimeoutException`. */
 export class RedisTimeoutError extends RedissonError {}

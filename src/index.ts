@@ -1,7 +1,7 @@
 /**
  * redisson-ts: Redisson's distributed locks for Node.js on ioredis, wire-compatible with Java Redisson.
  */
-export { Redisson, type LockLostEvent, type RedissonEvents } from './Redisson.js';
+export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { RedissonFencedLock } from './locks/RedissonFencedLock.js';
@@ -29,12 +29,15 @@ export { RSemaphore } from './sync/RSemaphore.js';
 export { RCountDownLatch } from './sync/RCountDownLatch.js';
 export { MAX_PERMITS, type SignalOptions } from './sync/syncArgs.js';
 export { countDownLatchChannelName, semaphoreChannelName } from './keys.js';
+export { LockHold } from './locks/LockHold.js';
+export type { HoldOptions, TryHoldOptions } from './locks/holdArgs.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
 export { TimeUnit } from './TimeUnit.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
 export {
   ConnectionLostError,
   IllegalStateError,
+  RedisConnectionError,
   IllegalMonitorStateError,
   LockLostError,
   QuorumError,

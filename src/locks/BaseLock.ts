@@ -7,14 +7,28 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { mapName, requireThreadId, unlockLatchTtl } from '../config.js';
-import { ConnectionLostError, IllegalMonitorStateError, LockLostError } from '../errors.js';
+import { ConnectionLostError, IllegalMonitorStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
+import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
+import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
+import { LockHold } from './LockHold.js';
 import { HoldLedger } from './HoldLedger.js';
 import { parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+
+/** What an acquisition yields, and whose hold it is. */
+export interface Held<T> {
+  readonly value: T;
+  readonly threadId: number;
+}
+
+/** A public acquiring call in flight, which `unlock()` may cancel. */
+interface TrackedCall {
+  markHandled(): void;
+}
 
 /** The arguments of one acquire attempt, as a concrete lock's script needs them. */
 export interface AcquireRequest {
@@ -39,22 +53,27 @@ export abstract class BaseLock<T = void> {
   readonly #name: string;
   /** The Redis key: the name mapped by the client's NameMapper. */
   protected readonly rawName: string;
-  #threadId: number | undefined;
+  readonly #auto: AutoOwners;
   /** Redisson's `internalLockLeaseTime`: the TTL a reentrant unlock leaves behind. */
   protected internalLockLeaseTime: number;
 
-  /** @internal obtained from the client's `get…` methods. */
-  constructor(ctx: ClientContext, name: string) {
+  /**
+   * @internal obtained from the client's `get…` methods.
+   * @param auto owners of acquisitions that name none, when shared with other objects (the two halves of
+   *   one ReadWriteLock); by default this object's own.
+   */
+  constructor(ctx: ClientContext, name: string, auto?: AutoOwners) {
     this.ctx = ctx;
     this.#name = name;
     this.rawName = mapName(ctx.options.nameMapper, name);
     this.internalLockLeaseTime = ctx.options.lockWatchdogTimeout;
+    this.#auto = auto ?? new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
   }
 
   // ---- hooks a concrete lock supplies ------------------------------------------------------------
 
   /** One run of the acquire script. */
-  protected abstract tryAcquire(request: AcquireRequest): Promise<Attempt<T>>;
+  protected abstract tryAcquireOnce(request: AcquireRequest): Promise<Attempt<T>>;
 
   /**
    * One run of the unlock script for `field`, through `executor.eval(…, 'idempotent')` (its latch makes a
@@ -98,10 +117,12 @@ export abstract class BaseLock<T = void> {
     return this.#name;
   }
 
-  /** The thread id this object uses when neither an explicit id nor a `runInThread` flow applies. */
+  /**
+   * The owner id of this object's current hold when it holds the lock without a named owner, else the
+   * object's own id (the one an acquisition on the idle object uses). See README, "Thread identity".
+   */
   get threadId(): number {
-    this.#threadId ??= this.ctx.allocateThreadId();
-    return this.#threadId;
+    return this.#auto.current ?? this.#auto.primary;
   }
 
   /**
@@ -114,10 +135,12 @@ export abstract class BaseLock<T = void> {
   lock(options?: WaitOptions): Promise<void>;
   lock(leaseTime: number, options?: WaitOptions): Promise<void>;
   lock(leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<void>;
-  async lock(...args: unknown[]): Promise<void> {
-    const { times, options } = parseTimes('lock', args, ['leaseTime']);
-    this.ctx.ensureOpen();
-    await this.acquireWith(-1, times[0] ?? -1, options);
+  lock(...args: unknown[]): Promise<void> {
+    return this.#tracked((call) => {
+      const { times, options } = parseTimes('lock', args, ['leaseTime']);
+      this.ctx.ensureOpen();
+      return this.acquireWith(-1, times[0] ?? -1, options, call).then(() => undefined);
+    });
   }
 
   /**
@@ -131,13 +154,61 @@ export abstract class BaseLock<T = void> {
   tryLock(waitTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
   tryLock(waitTime: number, leaseTime: number, options?: WaitOptions): Promise<boolean>;
   tryLock(waitTime: number, leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
-  async tryLock(...args: unknown[]): Promise<boolean> {
-    const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
-    this.ctx.ensureOpen();
-    const [waitTime, leaseTime = -1] = times;
-    // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
-    // Redisson's elapsed-time check makes it.
-    return (await this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options)) !== null;
+  tryLock(...args: unknown[]): Promise<boolean> {
+    return this.#tracked((call) => {
+      const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
+      this.ctx.ensureOpen();
+      const [waitTime, leaseTime = -1] = times;
+      // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
+      // Redisson's elapsed-time check makes it.
+      return this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call).then((r) => r !== null);
+    });
+  }
+
+  /**
+   * Acquires the lock, waiting as long as it takes, and returns the hold: release it once (or `await using`
+   * it), pass `hold.signal` to the guarded work. Each call is an owner of its own unless `threadId` or a
+   * `runInThread` flow says otherwise, so concurrent flows sharing one lock object exclude each other.
+   * @example
+   * ```ts
+   * await using hold = await lock.acquire();
+   * await chargeCard(order, { signal: hold.signal });
+   * ```
+   */
+  acquire(options?: HoldOptions): Promise<LockHold<T>> {
+    return this.#tracked(async (call) => {
+      const { leaseMs, owner } = parseHoldOptions('acquire', options, false);
+      this.ctx.ensureOpen();
+      return this.#hold((await this.acquireWith(-1, leaseMs, owner, call)) as Held<T>, leaseMs);
+    });
+  }
+
+  /**
+   * Like {@link acquire}, but gives up: one attempt, or waits up to `waitTime` ms.
+   * @returns the hold, or `null` when the lock was not acquired in time.
+   */
+  tryAcquire(options?: TryHoldOptions): Promise<LockHold<T> | null> {
+    return this.#tracked(async (call) => {
+      const { leaseMs, waitMs, owner } = parseHoldOptions('tryAcquire', options, true);
+      this.ctx.ensureOpen();
+      const held = await this.acquireWith(waitMs, leaseMs, owner, call);
+      return held === null ? null : this.#hold(held, leaseMs);
+    });
+  }
+
+  /**
+   * Runs `fn` under the lock and always releases it (redlock's `using`). `fn` gets the hold's signal, aborted
+   * if the lock is lost meanwhile.
+   * @throws whatever `fn` throws; `LockLostError` from the release when the lock was lost during `fn`.
+   * @example await lock.withLock(async (signal) => { await reserveStock(item, { signal }); });
+   */
+  async withLock<R>(fn: (signal: AbortSignal) => R | Promise<R>, options?: HoldOptions): Promise<R> {
+    const hold = await this.acquire(options);
+    try {
+      return await fn(hold.signal);
+    } finally {
+      await hold.release();
+    }
   }
 
   /**
@@ -146,9 +217,24 @@ export abstract class BaseLock<T = void> {
    * @throws IllegalMonitorStateError when the owner does not hold the lock.
    */
   async unlock(options?: OwnerOptions): Promise<void> {
-    const threadId = this.owner(parseOwnerOptions(options));
+    const parsed = parseOwnerOptions(options);
     this.ctx.ensureOpen();
-    await this.release(threadId);
+    const named = parsed.threadId ?? this.ctx.currentThreadId();
+    if (named === undefined && this.#auto.current === undefined) {
+      // Nothing held by this object, but a lock() of it still pending: a lock() that was not awaited. It is
+      // cancelled (a hold that still lands is released), so the watchdog never keeps it alive unnoticed.
+      const error = new IllegalMonitorStateError(
+        this.#name,
+        this.ctx.id,
+        this.#auto.primary,
+        `unlock() of '${this.#name}' was called while lock() of this object had not completed (was it awaited?); that acquisition was cancelled`,
+      );
+      if (this.#auto.cancelOldestPending(error)) {
+        process.emitWarning(error.message, { code: 'REDISSON_TS_UNAWAITED_LOCK' });
+        throw error;
+      }
+    }
+    await this.release(named ?? this.threadId);
   }
 
   /**
@@ -198,14 +284,46 @@ export abstract class BaseLock<T = void> {
 
   // ---- machinery ----------------------------------------------------------------------------------
 
-  /** The owner of a call: an explicit id, else the `runInThread` flow's, else this object's. */
+  /** The owner a query or unlock acts for: an explicit id, else the `runInThread` flow's, else this object's hold. */
   protected owner(options: OwnerOptions): number {
     return options.threadId ?? this.ctx.currentThreadId() ?? this.threadId;
   }
 
-  /** Acquires with the loop of `wait/acquire`; `null` when the wait ran out. */
-  protected acquireWith(waitMs: number, leaseMs: number, options: WaitOptions): Promise<Acquired<T>> {
-    const threadId = this.owner(options);
+  /**
+   * Acquires with the loop of `wait/acquire`; `null` when the wait ran out. Without a named owner the
+   * acquisition gets one of its own (see AutoOwners); `call` lets `unlock()` cancel it.
+   */
+  protected async acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
+    const named = options.threadId ?? this.ctx.currentThreadId();
+    if (named !== undefined) {
+      const result = await this.#acquireAs(named, waitMs, leaseMs, options.signal);
+      return result === null ? null : { value: result.value, threadId: named };
+    }
+    const threadId = this.#auto.next();
+    const cancel = new AbortController();
+    const end = this.#auto.started(threadId, (reason) => {
+      call?.markHandled();
+      cancel.abort(reason);
+    });
+    const signal = options.signal ? AbortSignal.any([options.signal, cancel.signal]) : cancel.signal;
+    // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
+    const warn =
+      waitMs !== 0 && this.#auto.exclusive && this.#auto.holding
+        ? setTimeout(() => process.emitWarning(selfWaitWarning(this.#name, this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
+        : undefined;
+    try {
+      const result = await this.#acquireAs(threadId, waitMs, leaseMs, signal);
+      end(result !== null);
+      return result === null ? null : { value: result.value, threadId };
+    } catch (error) {
+      end(false);
+      throw error;
+    } finally {
+      clearTimeout(warn);
+    }
+  }
+
+  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined): Promise<Acquired<T>> {
     return acquire<T>({
       ctx: this.ctx,
       attempt: () => this.#attempt(leaseMs, threadId, waitMs),
@@ -213,8 +331,45 @@ export abstract class BaseLock<T = void> {
       giveUp: () => this.acquireFailed(threadId, waitMs),
       mode: this.waitMode(threadId),
       waitMs,
-      signal: options.signal,
+      signal,
     });
+  }
+
+  /** Wraps an acquisition in a {@link LockHold} whose signal aborts when the hold is lost. */
+  #hold(held: Held<T>, leaseMs: number): LockHold<T> {
+    const lost = new AbortController();
+    const abort = (): void => lost.abort(new LockLostError(this.#name, this.ctx.id, held.threadId));
+    const unwatch = this.ctx.watchLoss(this.rawName, this.fieldName(held.threadId), abort);
+    // A leased hold is lost when its lease runs out (no watchdog extends it).
+    const timer = leaseMs > 0 ? setTimeout(abort, Math.min(leaseMs, 2 ** 31 - 1)).unref() : undefined;
+    const owner = {
+      getName: () => this.#name,
+      unlock: (o: { threadId: number }) => this.unlock(o),
+      reenter: async (threadId: number, lease: number, signal: AbortSignal | undefined) => {
+        const again = await this.acquireWith(-1, lease, signal ? { threadId, signal } : { threadId });
+        return this.#hold(again as Held<T>, lease);
+      },
+    };
+    return new LockHold<T>(owner, held.threadId, held.value, lost, () => {
+      unwatch();
+      clearTimeout(timer);
+    });
+  }
+
+  /**
+   * Runs a public acquiring method so that the promise handed to the caller can be marked handled when
+   * `unlock()` cancels it: a forgotten `await` must not crash the process with an unhandled rejection.
+   */
+  #tracked<R>(run: (call: TrackedCall) => Promise<R>): Promise<R> {
+    const call: TrackedCall & { promise?: Promise<R> } = {
+      markHandled: () => void call.promise?.catch(() => undefined),
+    };
+    try {
+      call.promise = run(call);
+    } catch (error) {
+      call.promise = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return call.promise;
   }
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
@@ -234,6 +389,7 @@ export abstract class BaseLock<T = void> {
       this.internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     }
+    if (result !== 0) this.#auto.released(threadId);
     if (result !== null) {
       renewal.remove(kind, this.rawName, field);
       holds.unlocked(key, result, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
@@ -279,10 +435,10 @@ export abstract class BaseLock<T = void> {
     const started = performance.now();
     let result: Attempt<T>;
     try {
-      result = await this.tryAcquire({ leaseMs: lease, watchdog, field, threadId, waitMs });
+      result = await this.tryAcquireOnce({ leaseMs: lease, watchdog, field, threadId, waitMs });
     } catch (error) {
       // The script may have run: learn the truth before this owner re-enters (see HoldLedger).
-      if (error instanceof ConnectionLostError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
+      if (error instanceof ConnectionLostError || error instanceof RedisTimeoutError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
       throw error;
     }
     if (result.acquired) {

@@ -29,7 +29,7 @@ export class RLock extends BaseLock {
   }
 
   /** `lock/tryLockInner`: take or re-enter; otherwise the holder's PTTL. */
-  protected override async tryAcquire({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
     const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field])) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

@@ -1,32 +1,25 @@
 /**
  * What the two halves of a ReadWriteLock share (Redisson's `RedissonReadLock` and `RedissonWriteLock` are
- * both `RedissonLock`s on one hash): the channel `redisson_rwlock:{N}`, the owner of the
+ * both `RedissonLock`s on one hash): the channel `redisson_rwlock:{N}`, the owners of the
  * {@link RedissonReadWriteLock} they came from, and a forceUnlock that only forgets holds when it deleted
  * the hash.
  */
 import type { ClientContext } from '../ClientContext.js';
 import { readWriteLockChannelName } from '../keys.js';
+import type { AutoOwners } from './AutoOwners.js';
 import { BaseLock } from './BaseLock.js';
 
 /** One half of a ReadWriteLock; see `RedissonReadLock` and `RedissonWriteLock`. */
 export abstract class ReadWriteHalf extends BaseLock {
   readonly #channel: string;
-  readonly #threadIdOf: () => number;
-
-  /** @internal obtained from `readWriteLock.readLock()` / `writeLock()`. */
-  constructor(ctx: ClientContext, name: string, threadIdOf: () => number) {
-    super(ctx, name);
-    this.#channel = readWriteLockChannelName(this.rawName);
-    this.#threadIdOf = threadIdOf;
-  }
 
   /**
-   * The owner when neither an explicit id nor a `runInThread` flow applies: the ReadWriteLock object's, so
-   * that `rw.writeLock()` and `rw.readLock()` are one owner (as one Java thread), which the write→read
-   * downgrade needs.
+   * @internal obtained from `readWriteLock.readLock()` / `writeLock()`; `auto` is the ReadWriteLock object's,
+   * so both halves draw their owners from it (see AutoOwners).
    */
-  override get threadId(): number {
-    return this.#threadIdOf();
+  constructor(ctx: ClientContext, name: string, auto: AutoOwners) {
+    super(ctx, name, auto);
+    this.#channel = readWriteLockChannelName(this.rawName);
   }
 
   protected override get channelName(): string {

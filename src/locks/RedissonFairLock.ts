@@ -78,7 +78,7 @@ export class RedissonFairLock extends BaseLock {
    * One attempt: `fairlock/tryLockOnce` for a single attempt (never queues), else `fairlock/tryLockInner`
    * (takes the lock when free and at the head, else queues or stays queued).
    */
-  protected override async tryAcquire({ leaseMs, field, threadId, waitMs }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field, threadId, waitMs }: AcquireRequest): Promise<Attempt<void>> {
     const keys = [this.rawName, this.#queue, this.#timeouts];
     const wait = this.#queueWait(waitMs);
     // Redisson's clock: the caller's wall clock, not the server's (deadlines are compared across clients).

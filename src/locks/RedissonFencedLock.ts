@@ -90,7 +90,7 @@ export class RedissonFencedLock extends BaseLock<number> {
   }
 
   /** `fencedlock/tryLockInner`: take or re-enter, drawing a token; otherwise the holder's PTTL. */
-  protected override async tryAcquire({ leaseMs, field }: AcquireRequest): Promise<Attempt<number>> {
+  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<number>> {
     const [ttl, token] = (await this.ctx.executor.eval('fencedlock/tryLockInner', [this.rawName, this.#tokenName], [leaseMs, field])) as [number, number];
     // The token tells: Redisson's {-1, -1} for a foreign hash without expiry is a refusal, not token -1.
     return token !== -1 ? acquired(token) : retryAfter(ttl);

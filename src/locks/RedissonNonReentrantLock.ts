@@ -26,7 +26,7 @@ export const NON_REENTRANT_REACQUIRE = 'NON_REENTRANT_REACQUIRE';
  */
 export class RedissonNonReentrantLock extends RLock {
   /** `nonreentrant/tryLockInner`: take a free lock; a re-entry is an error, another holder's PTTL a retry. */
-  protected override async tryAcquire({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     let ttl: unknown;
     try {
       ttl = await this.ctx.executor.eval('nonreentrant/tryLockInner', [this.rawName], [leaseMs, field, NON_REENTRANT_REACQUIRE]);

@@ -5,6 +5,7 @@
  * read unlock deletes the hash when no reader has a live one), `0` published on `redisson_rwlock:{N}`.
  */
 import type { ClientContext } from '../ClientContext.js';
+import type { AutoOwners } from './AutoOwners.js';
 import { readLockTimeoutPrefix, writeLockFieldName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { RenewalEntry, RenewalKind, ScriptRunner } from '../renewal/LockRenewalScheduler.js';
@@ -50,8 +51,8 @@ export const readLockRenewal: RenewalKind = Object.freeze({
  */
 export class RedissonReadLock extends ReadWriteHalf {
   /** @internal use `readWriteLock.readLock()`. */
-  constructor(ctx: ClientContext, name: string, threadIdOf: () => number) {
-    super(ctx, name, threadIdOf);
+  constructor(ctx: ClientContext, name: string, auto: AutoOwners) {
+    super(ctx, name, auto);
   }
 
   protected override get renewalKind(): RenewalKind {
@@ -59,7 +60,7 @@ export class RedissonReadLock extends ReadWriteHalf {
   }
 
   /** `rwlock/readTryLockInner`: share the lock (or enter it as its writer); otherwise the writer's PTTL. */
-  protected override async tryAcquire({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     const ttl = (await this.ctx.executor.eval(
       'rwlock/readTryLockInner',
       [this.rawName, readLockTimeoutPrefix(this.rawName, field)],

@@ -3,6 +3,7 @@
  * (field `mode`), the channel `redisson_rwlock:{N}` and, in this port, an owner.
  */
 import type { ClientContext } from '../ClientContext.js';
+import { AutoOwners } from './AutoOwners.js';
 import { RedissonReadLock } from './RedissonReadLock.js';
 import { RedissonWriteLock } from './RedissonWriteLock.js';
 
@@ -14,8 +15,9 @@ import { RedissonWriteLock } from './RedissonWriteLock.js';
  * may take the read lock too, and releasing its write lock then keeps the lock in read mode (downgrade); a
  * reader cannot take the write lock (no upgrade: it would wait for itself).
  *
- * Both halves of one ReadWriteLock object act for one owner — like one Java thread — unless a `runInThread`
- * flow or an explicit `threadId` says otherwise (see README, "Thread identity in Node").
+ * Acquisitions that name no owner follow README's "Thread identity in Node": the object's own id while it is
+ * idle, a fresh owner while either half holds or is acquiring. A write→read downgrade is re-entry by the
+ * same owner, so it needs one: `runInThread`, an explicit `threadId`, or the write hold's `threadId`.
  * @example
  * const rw = client.getReadWriteLock('catalog');
  * await rw.readLock().lock();
@@ -24,12 +26,13 @@ import { RedissonWriteLock } from './RedissonWriteLock.js';
 export class RedissonReadWriteLock {
   readonly #ctx: ClientContext;
   readonly #name: string;
-  #threadId: number | undefined;
+  readonly #auto: AutoOwners;
 
   /** @internal use `client.getReadWriteLock(name)`. */
   constructor(ctx: ClientContext, name: string) {
     this.#ctx = ctx;
     this.#name = name;
+    this.#auto = new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
   }
 
   /** The name given to `getReadWriteLock`. */
@@ -37,19 +40,21 @@ export class RedissonReadWriteLock {
     return this.#name;
   }
 
-  /** The thread id both halves use when neither an explicit id nor a `runInThread` flow applies. */
+  /**
+   * The owner id of this object's current hold (either half) when it names no owner, else the object's own
+   * id, which an acquisition on the idle object uses.
+   */
   get threadId(): number {
-    this.#threadId ??= this.#ctx.allocateThreadId();
-    return this.#threadId;
+    return this.#auto.current ?? this.#auto.primary;
   }
 
   /** The read lock (Redisson `readLock()`); a new object each call, all acting for this object's owner. */
   readLock(): RedissonReadLock {
-    return new RedissonReadLock(this.#ctx, this.#name, () => this.threadId);
+    return new RedissonReadLock(this.#ctx, this.#name, this.#auto);
   }
 
   /** The write lock (Redisson `writeLock()`); a new object each call, all acting for this object's owner. */
   writeLock(): RedissonWriteLock {
-    return new RedissonWriteLock(this.#ctx, this.#name, () => this.threadId);
+    return new RedissonWriteLock(this.#ctx, this.#name, this.#auto);
   }
 }

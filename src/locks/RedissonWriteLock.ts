@@ -4,6 +4,7 @@
  * lease to the PTTL, and `1` (READ_UNLOCK_MESSAGE: wake every waiter) published on `redisson_rwlock:{N}`.
  */
 import type { ClientContext } from '../ClientContext.js';
+import type { AutoOwners } from './AutoOwners.js';
 import { writeLockFieldName } from '../keys.js';
 import { READ_UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
@@ -20,8 +21,8 @@ import { ReadWriteHalf } from './ReadWriteHalf.js';
  */
 export class RedissonWriteLock extends ReadWriteHalf {
   /** @internal use `readWriteLock.writeLock()`. */
-  constructor(ctx: ClientContext, name: string, threadIdOf: () => number) {
-    super(ctx, name, threadIdOf);
+  constructor(ctx: ClientContext, name: string, auto: AutoOwners) {
+    super(ctx, name, auto);
   }
 
   /** `<clientUUID>:<threadId>:write` (Redisson's `RedissonWriteLock.getLockName`). */
@@ -30,7 +31,7 @@ export class RedissonWriteLock extends ReadWriteHalf {
   }
 
   /** `rwlock/writeTryLockInner`: take a free lock or re-enter; otherwise the holders' PTTL. */
-  protected override async tryAcquire({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
     const ttl = (await this.ctx.executor.eval('rwlock/writeTryLockInner', [this.rawName], [leaseMs, field])) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

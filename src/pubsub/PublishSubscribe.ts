@@ -17,6 +17,7 @@ import pDefer, { type DeferredPromise } from 'p-defer';
 import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
 import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { closeConnection } from '../connection.js';
+import { createEmitter } from '../emitter.js';
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -134,6 +135,8 @@ export class Subscription {
 /** Subscriber-side machinery of one client. */
 export class PublishSubscribe {
   private readonly entries = new Map<string, ChannelEntry>();
+  // Per-channel wake-ups: each channel's entry listens for its own messages.
+  private readonly messages = createEmitter<Record<string, string>>();
   // Channels whose SUBSCRIBE was written on the current socket (and not unsubscribed since).
   private readonly onServer = new Set<string>();
   // Bumped on every close and ready: a reply from an older socket is ignored.
@@ -157,10 +160,7 @@ export class PublishSubscribe {
     subscriber.options.autoResubscribe = false;
     subscriber.options.autoResendUnfulfilledCommands = false;
     subscriber.options.enableOfflineQueue = false;
-    subscriber.on('message', (channel: string, message: string) => {
-      const entry = this.entries.get(channel);
-      if (entry) entry.policy.onMessage(message, entry);
-    });
+    subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
     subscriber.on('ready', () => {
       this.epoch++;
       this.live = true;
@@ -205,6 +205,8 @@ export class PublishSubscribe {
     }
     if (!entry) {
       entry = new ChannelEntry(policy);
+      const created = entry;
+      this.messages.on(wire, (message) => created.policy.onMessage(message, created));
       this.entries.set(wire, entry);
       if (this.subscriber.status === 'wait') this.subscriber.connect().catch(() => undefined);
       this.reconcile();
@@ -231,6 +233,7 @@ export class PublishSubscribe {
     this.closed = true;
     for (const entry of this.entries.values()) entry.ready.reject(new RedissonShutdownError());
     this.entries.clear();
+    this.messages.all.clear();
     this.onServer.clear();
     await closeConnection(this.subscriber, timeoutMs);
   }
@@ -254,9 +257,12 @@ export class PublishSubscribe {
         (error: unknown) => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           this.onServer.delete(wire);
+          // The socket went away under it (not writable, closed): the next `ready` subscribes again.
+          if (!isServerRefusal(error)) return;
           // Refused by the server (ACL, …): fail its waiters rather than let them wait out their timeout.
           if (!entry.confirmed) {
             this.entries.delete(wire);
+            this.messages.all.delete(wire);
             entry.ready.reject(error);
           }
         },
@@ -268,10 +274,16 @@ export class PublishSubscribe {
     entry.refs--;
     if (entry.refs > 0 || this.entries.get(wire) !== entry) return;
     this.entries.delete(wire);
+    this.messages.all.delete(wire);
     entry.ready.reject(new RedissonShutdownError('subscription released'));
     // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
     if (this.live && !this.closed && this.onServer.delete(wire)) this.subscriber.unsubscribe(wire).catch(() => undefined);
   }
+}
+
+/** A reply from Redis refusing the command (as opposed to a connection that failed under it). */
+function isServerRefusal(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError';
 }
 
 function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSignal | undefined, message: string): Promise<void> {

@@ -20,8 +20,8 @@ it('shows our client as owner: UUID, thread id, hold count, TTL, channel with it
   const holder = suite.clients.client();
   const name = uniqueName('inspect');
   const lock = holder.getLock(name);
-  await lock.lock();
-  await lock.lock();
+  await lock.lock({ threadId: 7 });
+  await lock.lock({ threadId: 7 }); // one owner re-enters: holds 2
   const waiterClient = suite.clients.client();
   const waiter = waiterClient.getLock(name);
   const waiting = waiter.lock();
@@ -33,7 +33,7 @@ it('shows our client as owner: UUID, thread id, hold count, TTL, channel with it
   expect(text.stderr).toBe('');
   const lines = text.stdout.trimEnd().split('\n');
   expect(lines[0]).toBe(`lock '${name}': held by 1 owner`);
-  expect(lines[1]).toMatch(new RegExp(`^\\s+owner\\s+client ${holder.id}\\s+thread ${lock.threadId}\\s+holds 2$`));
+  expect(lines[1]).toMatch(new RegExp(`^\\s+owner\\s+client ${holder.id}\\s+thread 7\\s+holds 2$`));
   expect(lines[2]).toMatch(/^\s+ttl\s+(\d+) ms$/);
   const ttl = Number(/(\d+) ms/.exec(lines[2] ?? '')?.[1]);
   expect(ttl).toBeGreaterThan(20_000);
@@ -47,11 +47,11 @@ it('shows our client as owner: UUID, thread id, hold count, TTL, channel with it
     type: 'hash',
     channel: `redisson_lock__channel:{${name}}`,
     subscribers: 1,
-    owners: [{ field: `${holder.id}:${lock.threadId}`, clientId: holder.id, threadId: lock.threadId, holdCount: 2 }],
+    owners: [{ field: `${holder.id}:7`, clientId: holder.id, threadId: 7, holdCount: 2 }],
   });
 
-  await lock.unlock();
-  await lock.unlock();
+  await lock.unlock({ threadId: 7 });
+  await lock.unlock({ threadId: 7 });
   await waiting;
   const after = JSON.parse((await inspect(name, '--json')).stdout) as LockInfo;
   expect(after.owners).toEqual([{ field: `${waiterClient.id}:${waiter.threadId}`, clientId: waiterClient.id, threadId: waiter.threadId, holdCount: 1 }]);

@@ -37,7 +37,8 @@ const seen: { channel: string; message: string }[] = [];
 beforeAll(async () => {
   server = await startRedis();
   infra = new Clients(server.url);
-  clients = new Clients(server.url);
+  // Java's re-entry by one thread on one object: each lock object is one owner.
+  clients = new Clients(server.url, { lockOwnership: 'object' });
   raw = infra.raw();
   const sub = infra.raw();
   sub.on('pmessage', (_p: string, channel: string, message: string) => seen.push({ channel, message }));
@@ -45,7 +46,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await clients.closeAll();
-  clients = new Clients(server.url);
+  clients = new Clients(server.url, { lockOwnership: 'object' });
 });
 afterAll(async () => {
   await clients.closeAll();
@@ -161,19 +162,20 @@ describe('RedissonFairLock', () => {
     const name = uniqueName('fair');
     const lock = client.getFairLock(name);
     const other = client.getFairLock(name);
-    expect(await lock.getHoldCount()).toBe(0);
+    const t = { threadId: 5 }; // one owner re-enters (one Java thread)
+    expect(await lock.getHoldCount(t)).toBe(0);
     expect(await lock.isLocked()).toBe(false);
-    await lock.lock();
-    await lock.lock();
-    expect(await lock.getHoldCount()).toBe(2);
-    expect(await lock.isHeldByCurrentThread()).toBe(true);
+    await lock.lock(t);
+    await lock.lock(t);
+    expect(await lock.getHoldCount(t)).toBe(2);
+    expect(await lock.isHeldByCurrentThread(t)).toBe(true);
     expect(await other.isHeldByCurrentThread()).toBe(false);
     expect(await other.isLocked()).toBe(true);
     expect(await other.tryLock()).toBe(false);
-    await lock.unlock();
-    expect(await lock.getHoldCount()).toBe(1);
+    await lock.unlock(t);
+    expect(await lock.getHoldCount(t)).toBe(1);
     expect(await other.isLocked()).toBe(true);
-    await lock.unlock();
+    await lock.unlock(t);
     expect(await lock.isLocked()).toBe(false);
     expect(await other.tryLock()).toBe(true);
     expect(await lock.forceUnlock()).toBe(true);

@@ -80,20 +80,23 @@ it('a renewal result that predates a re-acquisition does not cancel the new hold
   client.on('lockLost', (e) => lost.push(e));
   const name = uniqueName();
   const lock = client.getLock(name);
-  await lock.lock();
-  // The event loop stalls past the lease; the watchdog's renewal then finds the field gone, and this
-  // flow re-acquires before that result is handled.
-  setTimeout(() => {
-    const end = Date.now() + 700;
-    while (Date.now() < end);
-  }, 50);
-  await sleep(250);
-  await lock.lock();
-  await sleep(1_200); // two leases: only renewal keeps it
-  expect(lost.length).toBe(1);
-  expect(await lock.isHeldByCurrentThread()).toBe(true);
-  expect(await admin.pttl(name)).toBeGreaterThan(0);
-  await lock.unlock();
+  // One owner throughout (a runInThread flow, as one Java thread), so the second lock() re-enters its field.
+  await client.runInThread(async () => {
+    await lock.lock();
+    // The event loop stalls past the lease; the watchdog's renewal then finds the field gone, and this
+    // flow re-acquires before that result is handled.
+    setTimeout(() => {
+      const end = Date.now() + 700;
+      while (Date.now() < end);
+    }, 50);
+    await sleep(250);
+    await lock.lock();
+    await sleep(1_200); // two leases: only renewal keeps it
+    expect(lost.length).toBe(1);
+    expect(await lock.isHeldByCurrentThread()).toBe(true);
+    expect(await admin.pttl(name)).toBeGreaterThan(0);
+    await lock.unlock();
+  });
   expect(await admin.exists(name)).toBe(0);
 });
 

@@ -362,24 +362,27 @@ describe('RLock faults', () => {
     const a = clients.client({ lockWatchdogTimeout: WATCHDOG });
     quiet(a.redis);
     const lock = a.getLock(name);
-    await lock.lock(30_000);
-    await lock.lock(30_000); // hold count 2
-    const field = `${a.id}:${lock.threadId}`;
+    // One owner re-enters: a runInThread flow, as one Java thread.
+    await a.runInThread(async () => {
+      await lock.lock(30_000);
+      await lock.lock(30_000); // hold count 2
+      const field = `${a.id}:${a.currentThreadId()}`;
 
-    const release = lock.unlock();
-    a.redis.stream.destroy(); // the unlock script ran; its reply is lost and may be sent again
-    // Resolving (re-sent and answered by the latch) and rejecting (not re-sent) are both acceptable;
-    // hanging is not, and neither is taking a second hold.
-    await within(
-      release.then(
-        () => 'released',
-        () => 'failed',
-      ),
-      15_000,
-      'unlock() across a dropped connection',
-    );
-    expect(await raw.hgetall(name)).toEqual({ [field]: '1' });
-    await lock.unlock();
+      const release = lock.unlock();
+      a.redis.stream.destroy(); // the unlock script ran; its reply is lost and may be sent again
+      // Resolving (re-sent and answered by the latch) and rejecting (not re-sent) are both acceptable;
+      // hanging is not, and neither is taking a second hold.
+      await within(
+        release.then(
+          () => 'released',
+          () => 'failed',
+        ),
+        15_000,
+        'unlock() across a dropped connection',
+      );
+      expect(await raw.hgetall(name)).toEqual({ [field]: '1' });
+      await lock.unlock();
+    });
     expect(await raw.exists(name)).toBe(0);
   });
 

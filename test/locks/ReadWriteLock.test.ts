@@ -20,7 +20,8 @@ import {
 import { WireTap } from '../interop/support/wire.js';
 import { collectMessages, eventually, uniqueName, useRedis } from '../support/redis.js';
 
-const suite = useRedis();
+// Java's re-entry by one thread on one object (downgrade, nested holds): each lock object is one owner.
+const suite = useRedis({ clientOptions: { lockOwnership: 'object' } });
 let raw: Redis;
 let tap: WireTap;
 let client: Redisson;

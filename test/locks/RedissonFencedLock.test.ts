@@ -24,12 +24,13 @@ function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; settle
 }
 
 beforeAll(() => {
-  clients = new Clients(suite.redis.url);
+  // Java's re-entry by one thread on one object: each lock object is one owner.
+  clients = new Clients(suite.redis.url, { lockOwnership: 'object' });
   raw = clients.raw();
 });
 afterEach(async () => {
   await clients.closeAll();
-  clients = new Clients(suite.redis.url);
+  clients = new Clients(suite.redis.url, { lockOwnership: 'object' });
   raw = clients.raw();
 });
 

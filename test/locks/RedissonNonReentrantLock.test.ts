@@ -56,24 +56,28 @@ describe('RedissonNonReentrantLock', () => {
 
   it('testSameThreadReacquireThrows: lock(), tryLock() and tryLock(100 ms) by the owner throw; one unlock releases', async () => {
     const name = uniqueName();
-    const lock = clients.client().getNonReentrantLock(name);
-    await lock.lock(60_000);
-    const error = await lock.lock().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(IllegalMonitorStateError);
-    expect((error as IllegalMonitorStateError).message).toContain('non-reentrant');
-    expect((error as IllegalMonitorStateError).threadId).toBe(lock.threadId);
-    expect(((error as Error).cause as Error).message).toContain('NON_REENTRANT_REACQUIRE');
-    await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock(100, TimeUnit.MILLISECONDS)).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock(100, 5_000)).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    expect(await lock.isHeldByCurrentThread()).toBe(true);
-    expect(await lock.getHoldCount()).toBe(1);
-    // The failed attempts did not reset the TTL to their leases.
-    expect(await raw.pttl(name)).toBeGreaterThan(50_000);
-    // No waiter was left subscribed by the failed calls.
-    expect(await numSub(lockChannelName(name))).toBe(0);
-    await lock.unlock();
-    expect(await lock.isLocked()).toBe(false);
+    const client = clients.client();
+    const lock = client.getNonReentrantLock(name);
+    // One owner (one Java thread): a runInThread flow.
+    await client.runInThread(async () => {
+      await lock.lock(60_000);
+      const error = await lock.lock().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IllegalMonitorStateError);
+      expect((error as IllegalMonitorStateError).message).toContain('non-reentrant');
+      expect((error as IllegalMonitorStateError).threadId).toBe(client.currentThreadId());
+      expect(((error as Error).cause as Error).message).toContain('NON_REENTRANT_REACQUIRE');
+      await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock(100, TimeUnit.MILLISECONDS)).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock(100, 5_000)).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      expect(await lock.isHeldByCurrentThread()).toBe(true);
+      expect(await lock.getHoldCount()).toBe(1);
+      // The failed attempts did not reset the TTL to their leases.
+      expect(await raw.pttl(name)).toBeGreaterThan(50_000);
+      // No waiter was left subscribed by the failed calls.
+      expect(await numSub(lockChannelName(name))).toBe(0);
+      await lock.unlock();
+      expect(await lock.isLocked()).toBe(false);
+    });
   });
 
   it('testCrossInstanceSameThreadReentryThrows: two objects, one owner (runInThread or threadId) — the second throws', async () => {

@@ -81,15 +81,16 @@ describe('RedissonSpinLock', () => {
     const client = clients.client();
     const name = uniqueName();
     const lock = client.getSpinLock(name);
-    await lock.lock();
-    await lock.lock(20, TimeUnit.SECONDS);
-    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:${lock.threadId}`]: '2' });
-    expect(await lock.getHoldCount()).toBe(2);
-    await lock.unlock();
+    const t = { threadId: 3 }; // one owner re-enters (one Java thread)
+    await lock.lock(t);
+    await lock.lock(20, TimeUnit.SECONDS, t);
+    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:3`]: '2' });
+    expect(await lock.getHoldCount(t)).toBe(2);
+    await lock.unlock(t);
     // The reentrant unlock re-applies the object's last lease (20 s), as Redisson.
     expect(await raw.pttl(name)).toBeGreaterThan(15_000);
     expect(await raw.pttl(name)).toBeLessThanOrEqual(20_000);
-    await lock.unlock();
+    await lock.unlock(t);
     expect(await raw.exists(name)).toBe(0);
     await lock.lock();
     expect(await client.getSpinLock(name).forceUnlock()).toBe(true);

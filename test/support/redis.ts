@@ -23,6 +23,8 @@ export interface StartOptions {
   /** Needs a process of its own (kill/restart): never the shared `REDIS_URL`. */
   own?: boolean;
   args?: string[];
+  /** Options every client of the suite's `Clients` gets unless a call overrides them. */
+  clientOptions?: RedissonOptions;
 }
 
 /** Starts (or points at) a Redis for one suite. */
@@ -63,10 +65,17 @@ export function uniqueName(prefix = 'lock'): string {
 export class Clients {
   readonly #clients: Redisson[] = [];
   readonly #raw: Redis[] = [];
-  constructor(private readonly url: string) {}
+  /**
+   * @param defaults options every client gets unless `client(options)` overrides them (e.g.
+   *   `lockOwnership: 'object'` for suites that port Java's one-thread-per-object re-entry).
+   */
+  constructor(
+    private readonly url: string,
+    private readonly defaults: RedissonOptions = {},
+  ) {}
 
   client(options: RedissonOptions = {}): Redisson {
-    const c = Redisson.create({ redis: this.url, ...options });
+    const c = Redisson.create({ redis: this.url, ...this.defaults, ...options });
     this.#clients.push(c);
     return c;
   }
@@ -116,7 +125,7 @@ export function useRedis(options: StartOptions = {}): RedisSuite {
   const suite = {} as { redis: TestRedis; clients: Clients };
   beforeAll(async () => {
     suite.redis = await startRedis(options);
-    suite.clients = new Clients(suite.redis.url);
+    suite.clients = new Clients(suite.redis.url, options.clientOptions);
   });
   afterAll(async () => {
     await suite.clients?.closeAll();

@@ -330,24 +330,27 @@ export function defineInteropSuite(version: string): void {
       const name = plainName();
       const client = clients.client();
       const lock = client.getLock(name);
-      await lock.lock(LONG_LEASE_MS);
-      await lock.lock(LONG_LEASE_MS);
-      const owner = `${client.getId()}:${lock.threadId}`;
-      expect(await raw.hgetall(name)).toEqual({ [owner]: '2' });
-      const waiterTid = await peer.threadId('reentrant-waiter');
-      const from = await tap.mark();
-      const waiter = tracked(jcall(peer, name, 'lock', [], 'reentrant-waiter'));
-      await parked(name, from, 'Java waiter');
+      // Java's one thread is one runInThread flow here: its second lock() re-enters.
+      await client.runInThread(async () => {
+        await lock.lock(LONG_LEASE_MS);
+        await lock.lock(LONG_LEASE_MS);
+        const owner = `${client.getId()}:${client.currentThreadId()}`;
+        expect(await raw.hgetall(name)).toEqual({ [owner]: '2' });
+        const waiterTid = await peer.threadId('reentrant-waiter');
+        const from = await tap.mark();
+        const waiter = tracked(jcall(peer, name, 'lock', [], 'reentrant-waiter'));
+        await parked(name, from, 'Java waiter');
 
-      await lock.unlock();
-      expect(await raw.hgetall(name)).toEqual({ [owner]: '1' });
-      expect(await jcall(peer, name, 'tryLock', [], 'reentrant-try')).toBe(false);
-      expect(waiter.settled).toBe(false);
+        await lock.unlock();
+        expect(await raw.hgetall(name)).toEqual({ [owner]: '1' });
+        expect(await jcall(peer, name, 'tryLock', [], 'reentrant-try')).toBe(false);
+        expect(waiter.settled).toBe(false);
 
-      await lock.unlock();
-      await within(waiter.promise, HANG_GUARD_MS, 'Java waiter after our second unlock');
-      expect(await raw.hgetall(name)).toEqual({ [peer.lockOwner(waiterTid)]: '1' });
-      await jcall(peer, name, 'unlock', [], 'reentrant-waiter');
+        await lock.unlock();
+        await within(waiter.promise, HANG_GUARD_MS, 'Java waiter after our second unlock');
+        expect(await raw.hgetall(name)).toEqual({ [peer.lockOwner(waiterTid)]: '1' });
+        await jcall(peer, name, 'unlock', [], 'reentrant-waiter');
+      });
     });
 
     // ------------------------------------------------------------------------ forceUnlock
