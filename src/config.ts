@@ -80,7 +80,7 @@ export const DEFAULTS = Object.freeze({
   lockWatchdogTimeout: 30_000,
   lockWatchdogBatchSize: 100,
   fairLockWaitTimeout: 300_000,
-  lockOwnership: 'acquisition' as 'acquisition' | 'object',
+  lockOwnership: 'acquisition',
   subscriptionTimeout: 7_500,
   timeout: 3_000,
   retryAttempts: 4,

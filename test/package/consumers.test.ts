@@ -1,0 +1,151 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds), a fresh project that installs the tarball and
+ * ioredis at the peer range's floor, and four consumers run against a real redis-server — plain ESM, plain
+ * CommonJS, TypeScript nodenext ESM and nodenext CommonJS (type-checked by the repo's own tsc first). Each
+ * consumer waits on a lock the test holds and takes it when the test releases it, so the packed build is
+ * seen waking on the channel the source build publishes to.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockChannelName } from '../../src/keys.js';
+import { eventually, uniqueName, useRedis } from '../support/redis.js';
+import { CONSUMER_ENTRY, consumerFiles, type ConsumerKind, type ConsumerReport } from './consumerFiles.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment without the `npm_*` variables of an enclosing `npm test`, which would redirect npm. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== 'INIT_CWD') env[key] = value;
+  return { ...env, ...extra };
+}
+
+// Children still running when the suite ends (a hook or test that timed out) are killed in afterAll.
+const running = new Set<ChildProcess>();
+
+function run(cmd: string, args: string[], options: SpawnOptions, onSpawn?: (exited: () => boolean) => void): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    let done = false;
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      running.delete(child);
+      done = true;
+      resolve({ code, stdout, stderr });
+    });
+    onSpawn?.(() => done);
+  });
+}
+
+async function mustRun(cmd: string, args: string[], options: SpawnOptions): Promise<string> {
+  const r = await run(cmd, args, options);
+  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/** Runs one setup step and logs how long it took (the setup is the expensive part of this file). */
+async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await fn();
+  } finally {
+    console.log(`package consumers: ${step} took ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  }
+}
+
+const suite = useRedis();
+let work = '';
+let packed: { filename: string; files: { path: string }[] };
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'redisson-ts-package-'));
+  const project = join(work, 'project');
+  mkdirSync(project);
+  // `npm pack` runs the prepack build; --json lists exactly what is shipped.
+  const json = await timed('npm pack (build)', () => mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: cleanEnv() }));
+  [packed] = JSON.parse(json.slice(json.indexOf('['))) as [typeof packed];
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  for (const [file, text] of Object.entries(consumerFiles())) {
+    mkdirSync(dirname(join(project, file)), { recursive: true });
+    writeFileSync(join(project, file), text);
+  }
+  // Dependencies come from the cache `npm ci` filled: the peer range's floor (the ioredis-lowest alias)
+  // and the repo's @types/node.
+  const deps = [join(work, packed.filename), `ioredis@${versionOf('ioredis-lowest')}`, `@types/node@${versionOf('@types/node')}`];
+  await timed('npm install', () => mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...deps], { cwd: project, env: cleanEnv() }));
+  await timed('tsc (both TS consumers)', () =>
+    Promise.all(['ts-esm', 'ts-cjs'].map((dir) => mustRun(process.execPath, [TSC, '-p', join(project, dir)], { cwd: project, env: cleanEnv() }))),
+  );
+  // A hang guard only: the setup costs about 25 s of CPU and takes 20-40 s alone on two cores, but it took
+  // over 90 s on a machine at load 15 beside the rest of the suite.
+}, 180_000);
+
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('ships the build, LICENSE and CHANGELOG, and no source maps, Lua sources or tests', () => {
+    const files = packed.files.map((f) => f.path);
+    for (const needed of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/cli/main.js']) {
+      expect(files).toContain(needed);
+    }
+    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('lua/') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+  });
+
+  it('runs nothing on install: no install or prepare script in the installed package.json', () => {
+    const pkg = JSON.parse(readFileSync(join(work, 'project', 'node_modules', 'redisson-ts', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    const lifecycle = Object.keys(pkg.scripts ?? {}).filter((s) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(s));
+    expect(lifecycle).toEqual([]);
+  });
+});
+
+const EXPECTED: Record<ConsumerKind, { format: 'esm' | 'cjs'; entry: RegExp }> = {
+  esm: { format: 'esm', entry: /\/node_modules\/redisson-ts\/dist\/index\.js$/ },
+  cjs: { format: 'cjs', entry: /\/node_modules\/redisson-ts\/dist\/cjs\/index\.js$/ },
+  'ts-esm': { format: 'esm', entry: /\/node_modules\/redisson-ts\/dist\/index\.js$/ },
+  'ts-cjs': { format: 'cjs', entry: /\/node_modules\/redisson-ts\/dist\/cjs\/index\.js$/ },
+};
+
+describe.each(Object.keys(EXPECTED) as ConsumerKind[])('%s consumer', (kind) => {
+  it('waits for the lock, takes it when the holder releases it, and unlocks: Redis data as Redisson writes it', async () => {
+    const name = uniqueName(`package-${kind}`);
+    const holder = suite.clients.client().getLock(name);
+    const raw = suite.clients.raw();
+    await holder.lock();
+    let exited: () => boolean = () => false;
+    const result = run(process.execPath, [CONSUMER_ENTRY[kind]], { cwd: join(work, 'project'), env: cleanEnv({ REDIS_URL: suite.redis.url, LOCK_NAME: name }) }, (e) => (exited = e));
+    // The consumer is waiting once it subscribed to the lock's channel; only then is the lock released.
+    const channel = lockChannelName(name);
+    await eventually(async () => exited() || ((await raw.pubsub('NUMSUB', channel)) as [string, number])[1] >= 1, 30_000, `the ${kind} consumer to subscribe`);
+    await holder.unlock();
+    const { code, stdout, stderr } = await result;
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' }); // no warnings either (require(esm) included)
+    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ConsumerReport;
+    expect(report.format).toBe(EXPECTED[kind].format);
+    expect(report.entry).toMatch(EXPECTED[kind].entry);
+    expect(report.oneCopy).toBe(true);
+    expect(report.acquired).toBe(true);
+    expect(report.fields).toEqual({ [`${report.id}:${report.threadId}`]: '1' });
+    expect(report.holdCount).toBe(1);
+    expect(await raw.exists(name)).toBe(0);
+  });
+});
