@@ -99,6 +99,7 @@ export function defineInteropSuite(version: string): void {
 
   let redis: TestRedis;
   let clients: Clients;
+  let familyClients: Clients;
   let raw: Redis;
   let pub: Redis;
   let tap: WireTap;
@@ -155,6 +156,9 @@ export function defineInteropSuite(version: string): void {
     beforeAll(async () => {
       redis = await startRedis();
       clients = new Clients(redis.url);
+      // The other primitives' scenarios port Java's one-thread-per-object re-entry (nested holds, RW
+      // downgrade): each of their lock objects is one owner.
+      familyClients = new Clients(redis.url, { lockOwnership: 'object' });
       // MONITOR first and alone: ioredis mis-parses a monitor line that arrives in the same packet as
       // MONITOR's own +OK ("Command queue state error"), so nothing else may talk to Redis meanwhile.
       tap = await WireTap.open(clients.raw());
@@ -174,6 +178,7 @@ export function defineInteropSuite(version: string): void {
       await Promise.allSettled([peer?.shutdown(), wdPeer?.shutdown()]);
       tap?.close();
       await clients?.closeAll();
+      await familyClients?.closeAll();
       await redis?.stop();
     });
 
@@ -624,7 +629,7 @@ export function defineInteropSuite(version: string): void {
         return redis;
       },
       get clients() {
-        return clients;
+        return familyClients;
       },
       get raw() {
         return raw;
