@@ -35,17 +35,28 @@ export class RLock extends BaseLock {
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    const { executor, pubsub } = this.ctx;
-    return executor.eval(
-      'lock/unlockInner',
-      [this.rawName, this.#channel, latch],
-      [UNLOCK_MESSAGE, this.internalLockLeaseTime, field, pubsub.publishCommand, latchTtl],
-      'idempotent',
-    );
+    return lockUnlockInner(this.ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
   }
 
-  protected override async forceUnlockInner(): Promise<boolean> {
-    const { executor, pubsub } = this.ctx;
-    return (await executor.eval('lock/forceUnlock', [this.rawName, this.#channel], [UNLOCK_MESSAGE, pubsub.publishCommand])) === 1;
+  protected override forceUnlockInner(): Promise<boolean> {
+    return lockForceUnlock(this.ctx, this.rawName, this.#channel);
   }
+}
+
+/**
+ * `lock/unlockInner` (Redisson's `unlockInnerAsync`) for any lock with RLock's hash and channel (RLock,
+ * FencedLock): one hold fewer, `0` published when released; re-sent with its latch if the reply was lost.
+ */
+export function lockUnlockInner(ctx: ClientContext, rawName: string, channel: string, leaseMs: number, field: string, latch: string, latchTtl: number): Promise<unknown> {
+  return ctx.executor.eval(
+    'lock/unlockInner',
+    [rawName, channel, latch],
+    [UNLOCK_MESSAGE, leaseMs, field, ctx.pubsub.publishCommand, latchTtl],
+    'idempotent',
+  );
+}
+
+/** `lock/forceUnlock` for any lock with RLock's hash and channel: true when the hash was deleted. */
+export async function lockForceUnlock(ctx: ClientContext, rawName: string, channel: string): Promise<boolean> {
+  return (await ctx.executor.eval('lock/forceUnlock', [rawName, channel], [UNLOCK_MESSAGE, ctx.pubsub.publishCommand])) === 1;
 }

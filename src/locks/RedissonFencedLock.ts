@@ -6,11 +6,11 @@
  */
 import type { ClientContext } from '../ClientContext.js';
 import { fencedLockTokenName, lockChannelName } from '../keys.js';
-import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
 import { parseTimes, type WaitOptions } from './lockArgs.js';
+import { lockForceUnlock, lockUnlockInner } from './RLock.js';
 
 /**
  * A reentrant lock that hands out a fencing token with each acquisition. Obtain with
@@ -97,17 +97,10 @@ export class RedissonFencedLock extends BaseLock<number> {
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    const { executor, pubsub } = this.ctx;
-    return executor.eval(
-      'lock/unlockInner',
-      [this.rawName, this.#channel, latch],
-      [UNLOCK_MESSAGE, this.internalLockLeaseTime, field, pubsub.publishCommand, latchTtl],
-      'idempotent',
-    );
+    return lockUnlockInner(this.ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
   }
 
-  protected override async forceUnlockInner(): Promise<boolean> {
-    const { executor, pubsub } = this.ctx;
-    return (await executor.eval('lock/forceUnlock', [this.rawName, this.#channel], [UNLOCK_MESSAGE, pubsub.publishCommand])) === 1;
+  protected override forceUnlockInner(): Promise<boolean> {
+    return lockForceUnlock(this.ctx, this.rawName, this.#channel);
   }
 }
