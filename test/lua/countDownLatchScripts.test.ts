@@ -4,50 +4,21 @@
  * deleted, `0` reached zero) on the always-braced channel `redisson_countdownlatch__channel__{N}`.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/commands.js';
 import type { LuaScriptId } from '../../src/generated/lua.js';
 import { countDownLatchChannelName } from '../../src/keys.js';
 import { NEW_COUNT_MESSAGE, ZERO_COUNT_MESSAGE } from '../../src/pubsub/wakePolicies.js';
-import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { uniqueName } from '../support/redis.js';
+import { useScriptSuite } from '../support/scriptSuite.js';
 
-let server: TestRedis;
-let clients: Clients;
+const suite = useScriptSuite('redisson_countdownlatch__channel__*', 'redisson_countdownlatch__channel__mark');
 let redis: Redis;
-const published: string[] = [];
-const MARK = 'redisson_countdownlatch__channel__mark';
-
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-  const events = clients.raw();
-  events.on('pmessage', (_p: string, channel: string, message: string) => published.push(`${channel} ${message}`));
-  await events.psubscribe('redisson_countdownlatch__channel__*');
+beforeAll(() => {
+  redis = suite.redis;
 });
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
-});
-
-/** Waits until every message published so far has arrived; answers how many there are. */
-async function mark(): Promise<number> {
-  await messagesSince(0);
-  return published.length;
-}
-
-/** Messages on latch channels since `from`: a PUBLISH of our own arrives after all earlier ones. */
-async function messagesSince(from: number): Promise<string[]> {
-  const token = `${Math.random()}`;
-  await redis.publish(MARK, token);
-  const deadline = Date.now() + 5_000;
-  while (!published.includes(`${MARK} ${token}`)) {
-    if (Date.now() > deadline) throw new Error('pub/sub barrier');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return published.slice(from).filter((m) => !m.startsWith(`${MARK} `));
-}
+const mark = (): Promise<number> => suite.mark();
+const messagesSince = (from: number): Promise<string[]> => suite.messagesSince(from);
 
 const run = (id: LuaScriptId, name: string, args: (string | number)[]): Promise<unknown> => evalScript(redis, id, [name, countDownLatchChannelName(name)], args);
 const trySetCount = (name: string, count: number) => run('countdownlatch/trySetCount', name, [NEW_COUNT_MESSAGE, count, 'PUBLISH']);

@@ -5,49 +5,20 @@
  * value Java's `SemaphorePubSub` wakes that many waiters with), and the paths that free none publish nothing.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/commands.js';
 import type { LuaScriptId } from '../../src/generated/lua.js';
 import { semaphoreChannelName } from '../../src/keys.js';
-import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { uniqueName } from '../support/redis.js';
+import { useScriptSuite } from '../support/scriptSuite.js';
 
-let server: TestRedis;
-let clients: Clients;
+const suite = useScriptSuite('redisson_sc:*', 'redisson_sc:mark');
 let redis: Redis;
-const published: string[] = [];
-const MARK = 'redisson_sc:mark';
-
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-  const events = clients.raw();
-  events.on('pmessage', (_p: string, channel: string, message: string) => published.push(`${channel} ${message}`));
-  await events.psubscribe('redisson_sc:*');
+beforeAll(() => {
+  redis = suite.redis;
 });
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
-});
-
-/** Waits until every message published so far has arrived; answers how many there are. */
-async function mark(): Promise<number> {
-  await messagesSince(0);
-  return published.length;
-}
-
-/** Messages on semaphore channels since `from`: a PUBLISH of our own arrives after all earlier ones. */
-async function messagesSince(from: number): Promise<string[]> {
-  const token = `${Math.random()}`;
-  await redis.publish(MARK, token);
-  const deadline = Date.now() + 5_000;
-  while (!published.includes(`${MARK} ${token}`)) {
-    if (Date.now() > deadline) throw new Error('pub/sub barrier');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return published.slice(from).filter((m) => !m.startsWith(`${MARK} `));
-}
+const mark = (): Promise<number> => suite.mark();
+const messagesSince = (from: number): Promise<string[]> => suite.messagesSince(from);
 
 const run = (id: LuaScriptId, name: string, args: (string | number)[], withChannel = true): Promise<unknown> =>
   evalScript(redis, id, withChannel ? [name, semaphoreChannelName(name)] : [name], args);
