@@ -3,26 +3,19 @@
  * as Redisson's `RedissonNonReentrantLock#tryLockInnerAsync` (PROTOCOL.md §10), the error reply included.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/commands.js';
 import { NON_REENTRANT_REACQUIRE } from '../../src/locks/RedissonNonReentrantLock.js';
-import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { uniqueName } from '../support/redis.js';
+import { useScriptConnection } from '../support/scriptSuite.js';
 
-let server: TestRedis;
-let clients: Clients;
+const connection = useScriptConnection();
 let redis: Redis;
 const owner = '3f2a9d1c-0000-4000-8000-00000000abcd:1';
 const other = '77777777-0000-4000-8000-000000000000:9';
 
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
+beforeAll(() => {
+  redis = connection.redis;
 });
 
 const acquire = (name: string, lease: number, field: string) => evalScript(redis, 'nonreentrant/tryLockInner', [name], [lease, field, NON_REENTRANT_REACQUIRE]);

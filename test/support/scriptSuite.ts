@@ -17,23 +17,45 @@ export interface ScriptSuite {
   messagesSince(from: number): Promise<string[]>;
 }
 
-/** Registers the suite's hooks; `pattern` selects the channels recorded, `markChannel` must match it. */
-export function useScriptSuite(pattern: string, markChannel: string): ScriptSuite {
+/** A server and a connection with every script defined, filled in by the hooks {@link useScriptConnection} registers. */
+export interface ScriptConnection {
+  readonly redis: Redis;
+  readonly clients: Clients;
+}
+
+/** Starts a server before the suite's tests, with a connection whose scripts are defined; closes both after. */
+export function useScriptConnection(): ScriptConnection {
   let server: TestRedis;
-  const published: string[] = [];
-  const suite = { published } as unknown as { redis: Redis; clients: Clients } & ScriptSuite;
+  const connection = {} as { redis: Redis; clients: Clients };
   beforeAll(async () => {
     server = await startRedis();
-    suite.clients = new Clients(server.url);
-    suite.redis = suite.clients.raw();
-    defineScripts(suite.redis);
-    const events = suite.clients.raw();
-    events.on('pmessage', (_p: string, channel: string, message: string) => published.push(`${channel} ${message}`));
-    await events.psubscribe(pattern);
+    connection.clients = new Clients(server.url);
+    connection.redis = connection.clients.raw();
+    defineScripts(connection.redis);
   });
   afterAll(async () => {
-    await suite.clients?.closeAll();
+    await connection.clients?.closeAll();
     await server?.stop();
+  });
+  return connection;
+}
+
+/** Registers the suite's hooks; `pattern` selects the channels recorded, `markChannel` must match it. */
+export function useScriptSuite(pattern: string, markChannel: string): ScriptSuite {
+  const connection = useScriptConnection();
+  const published: string[] = [];
+  const suite = {
+    get redis() {
+      return connection.redis;
+    },
+    get clients() {
+      return connection.clients;
+    },
+  } as ScriptSuite & { messagesSince: ScriptSuite['messagesSince']; mark: ScriptSuite['mark'] };
+  beforeAll(async () => {
+    const events = connection.clients.raw();
+    events.on('pmessage', (_p: string, channel: string, message: string) => published.push(`${channel} ${message}`));
+    await events.psubscribe(pattern);
   });
   suite.messagesSince = async (from: number): Promise<string[]> => {
     const token = `${Math.random()}`;
