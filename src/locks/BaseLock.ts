@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { mapName, requireThreadId, unlockLatchTtl } from '../config.js';
+import { mapName, requireInteger, requireThreadId, requireUnit, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
-import type { TimeUnit } from '../TimeUnit.js';
+import { toMillis, type TimeUnit } from '../TimeUnit.js';
 import { acquire, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
 import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
@@ -108,6 +108,15 @@ export abstract class BaseLock<T = void> {
    */
   protected acquireFailed(_threadId: number, _waitMs: number): Promise<unknown> | undefined {
     return undefined;
+  }
+
+  /**
+   * Every key of this lock object that {@link expire} gives a new time to live: the lock hash, plus what a
+   * subclass keeps beside it (a FairLock's queue and deadlines, a FencedLock's token), as Redisson's
+   * overrides of `expireAsync` list them.
+   */
+  protected get objectKeys(): readonly string[] {
+    return [this.rawName];
   }
 
   // ---- the API ------------------------------------------------------------------------------------
@@ -280,6 +289,21 @@ export abstract class BaseLock<T = void> {
   async remainTimeToLive(): Promise<number> {
     this.ctx.ensureOpen();
     return (await this.ctx.executor.command('PTTL', this.rawName)) as number;
+  }
+
+  /**
+   * Sets the lock's remaining time to live (`PEXPIRE` of each of its keys), whoever holds it: Redisson's
+   * `expire(timeToLive, unit)`. A MultiLock uses it to re-set every member to the lease after acquiring
+   * them for twice the wait. A watchdog renewing the lock will extend it again at its next tick.
+   * @returns true when the lock (any of its keys) existed and got the new time to live.
+   */
+  async expire(timeToLive: number, unit?: TimeUnit): Promise<boolean> {
+    const ms = toMillis(requireInteger(timeToLive, 'timeToLive', 1, Number.MAX_SAFE_INTEGER), requireUnit(unit));
+    requireInteger(ms, 'timeToLive in ms', 1);
+    this.ctx.ensureOpen();
+    const set = (await this.ctx.executor.eval('object/expire', this.objectKeys, [ms], 'idempotent')) === 1;
+    if (set) this.ctx.holds.expireAll(this.rawName, performance.now() + ms);
+    return set;
   }
 
   // ---- machinery ----------------------------------------------------------------------------------

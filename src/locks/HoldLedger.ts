@@ -52,6 +52,14 @@ export class HoldLedger {
     else this.#holds.delete(key);
   }
 
+  /** `rawName` got a new time to live: every hold of it that is not renewed now ends at `expiresAt`. */
+  expireAll(rawName: string, expiresAt: number): void {
+    const prefix = HoldLedger.key(rawName, '');
+    for (const [key, hold] of this.#holds) {
+      if (key.startsWith(prefix) && hold.expiresAt !== Infinity) hold.expiresAt = expiresAt;
+    }
+  }
+
   /** Every owner of `rawName` lost its holds (force unlock, or the watchdog found one gone). */
   forget(rawName: string, field?: string): void {
     if (field !== undefined) {

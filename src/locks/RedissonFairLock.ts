@@ -69,6 +69,11 @@ export class RedissonFairLock extends BaseLock {
     return this.#channel;
   }
 
+  /** `expire()` re-sets the lock hash and, as Redisson's override, the keys kept beside it. */
+  protected override get objectKeys(): readonly string[] {
+    return [this.rawName, this.#queue, this.#timeouts];
+  }
+
   /** A waiter listens on its own channel, `redisson_lock__channel:{N}:<clientUUID>:<threadId>`. */
   protected override waitMode(threadId: number): WaitMode {
     return { channel: fairLockWaiterChannelName(this.rawName, this.fieldName(threadId)), policy: lockWakePolicy };

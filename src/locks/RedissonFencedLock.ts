@@ -89,6 +89,11 @@ export class RedissonFencedLock extends BaseLock<number> {
     return this.#channel;
   }
 
+  /** `expire()` re-sets the lock hash and, as Redisson's override, the keys kept beside it. */
+  protected override get objectKeys(): readonly string[] {
+    return [this.rawName, this.#tokenName];
+  }
+
   /** `fencedlock/tryLockInner`: take or re-enter, drawing a token; otherwise the holder's PTTL. */
   protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<number>> {
     const [ttl, token] = (await this.ctx.executor.eval('fencedlock/tryLockInner', [this.rawName, this.#tokenName], [leaseMs, field])) as [number, number];

@@ -154,16 +154,74 @@ describe('MultiLock: members of the lock family', () => {
 });
 
 describe('MultiLock: lease, owner, errors', () => {
-  it('with a wait and a lease, RLock members are acquired with the lease itself', async () => {
+  it('with a wait and a lease, RLock members are acquired for twice the wait, then PEXPIREd to the lease (expireAsync)', async () => {
     const name = uniqueName('multi');
     const clients = nodes.clients();
     const multi = (clients[0] as Redisson).getMultiLock(...nodes.locks(clients, name));
-    expect(await multi.tryLock(5_000, 2_000)).toBe(true);
-    for (const raw of nodes.raws) expect(await raw.pttl(name)).toBeLessThanOrEqual(2_000);
+    // What node 0 executes, in order: the acquire script's lease argument, then the re-expire's.
+    const monitor = await (nodes.raws[0] as Redis).monitor();
+    const seen: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (/^eval(sha)?$/i.test(args[0] ?? '') && args.includes(name)) seen.push(args);
+    });
+    try {
+      expect(await multi.tryLock(5_000, 2_000)).toBe(true);
+      for (const raw of nodes.raws) expect(await raw.pttl(name)).toBeLessThanOrEqual(2_000);
+      for (const raw of nodes.raws) expect(await raw.pttl(name)).toBeGreaterThan(0);
+      await eventually(() => seen.length >= 2, 5_000, 'both scripts seen by MONITOR');
+    } finally {
+      monitor.disconnect();
+    }
+    // (A script's first run on a connection may show twice: EVALSHA answered NOSCRIPT, then EVAL.)
+    const owner = field(clients[0] as Redisson, multi.threadId);
+    const acquire = seen.find((args) => args.at(-1) === owner);
+    const reExpire = seen.at(-1);
+    expect(acquire?.slice(-2)).toEqual(['10000', owner]);
+    expect(reExpire?.slice(-3)).toEqual(['1', name, '2000']);
     expect(multi.remainValidity()).toBeGreaterThan(0);
     expect(multi.remainValidity()).toBeLessThanOrEqual(2_000 - 22);
     await multi.unlock();
     expect(multi.remainValidity()).toBe(0);
+  });
+
+  it('expire() re-sets the time to live of every key of the lock object, as Redisson\'s expireAsync overrides', async () => {
+    const name = uniqueName('expire');
+    const client = nodes.clients()[0] as Redisson;
+    const raw = nodes.raws[0] as Redis;
+    expect(await client.getLock(name).expire(5, TimeUnit.SECONDS)).toBe(false);
+    const lock = client.getLock(name);
+    await lock.lock(60_000);
+    expect(await lock.expire(3, TimeUnit.SECONDS)).toBe(true);
+    expect(await raw.pttl(name)).toBeLessThanOrEqual(3_000);
+    await lock.unlock();
+    // FencedLock: the hash and the token counter.
+    const fenced = client.getFencedLock(name);
+    await fenced.lock(60_000);
+    expect(await fenced.expire(4_000)).toBe(true);
+    for (const key of [name, `redisson_lock_token:{${name}}`]) {
+      const ttl = await raw.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(4_000);
+    }
+    await fenced.unlock();
+    await raw.del(`redisson_lock_token:{${name}}`);
+    // FairLock: the hash, the queue and the deadlines (a waiter keeps the last two alive).
+    const fair = client.getFairLock(name);
+    await fair.lock(60_000, { threadId: 1 });
+    const waiter = client.getFairLock(name).tryLock(30_000, 60_000, undefined, { threadId: 2 });
+    await eventually(async () => (await raw.exists(`redisson_lock_queue:{${name}}`)) === 1, 5_000, 'waiter queued');
+    expect(await fair.expire(20_000)).toBe(true);
+    for (const key of [name, `redisson_lock_queue:{${name}}`, `redisson_lock_timeout:{${name}}`]) {
+      const ttl = await raw.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(20_000);
+    }
+    await fair.unlock({ threadId: 1 });
+    expect(await waiter).toBe(true);
+    await client.getFairLock(name).unlock({ threadId: 2 });
+    await expect(lock.expire(0)).rejects.toThrow(RangeError);
+    await expect(lock.expire(1.5)).rejects.toThrow(RangeError);
+    await expect(lock.expire(1, 'WEEKS' as TimeUnit)).rejects.toThrow(TypeError);
   });
 
   it('members that can PEXPIRE (Redisson\'s expireAsync) are acquired for twice the wait, then re-set to the lease', async () => {
