@@ -12,6 +12,8 @@ import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
+import { traceLost } from './diagnostics.js';
+import { optionsFromConfig, type FromConfigOptions, type RedissonConfigSource } from './fromConfig.js';
 import { RLock } from './locks/RLock.js';
 import { RedissonFencedLock } from './locks/RedissonFencedLock.js';
 import { RedissonNonReentrantLock } from './locks/RedissonNonReentrantLock.js';
@@ -194,6 +196,17 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    */
   static create(options?: RedissonOptions): Redisson {
     return new Redisson(resolveOptions(options));
+  }
+
+  /**
+   * Creates a client from a Java Redisson config: a YAML or JSON file (path or `file:` URL) in Redisson's
+   * `Config.fromYAML` format, or that object already parsed. Fields without meaning here are reported as
+   * warnings; unknown or unsupported ones throw. See README, "Configuration from Redisson files".
+   * @throws RedissonConfigError listing every unknown or unsupported field (before connecting).
+   * @example const client = Redisson.fromConfig('config/redisson.yaml');
+   */
+  static fromConfig(source: RedissonConfigSource, options?: FromConfigOptions): Redisson {
+    return Redisson.create(optionsFromConfig(source, options));
   }
 
   /** Redisson's `getId()`: this client's UUID. */
@@ -427,11 +440,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     } catch {
       // a faulty mapper must not stop the report: fall back to the raw name
     }
-    this.#emitSafely('lockLost', {
-      name,
-      clientId: this.id,
-      threadId: lost.threadId,
-    });
+    const event = { name, clientId: this.id, threadId: lost.threadId };
+    traceLost({ name, rawName: lost.rawName, kind: lost.kind, clientId: this.id, owner: lost.threadId }, () => this.#emitSafely('lockLost', event));
   }
 }
 

@@ -124,3 +124,18 @@ export class QuorumError extends RedissonError {
     this.votes = votes;
   }
 }
+
+/**
+ * A Redisson configuration file or object (`Redisson.fromConfig`) that cannot be used as it stands:
+ * fields that are not Redisson's, fields redisson-ts does not support, or bad values. Lists every problem
+ * found, not just the first; thrown before any connection is made.
+ */
+export class RedissonConfigError extends RedissonError {
+  /** One entry per problem: the field's path (`singleServerConfig.adress`) and what is wrong with it. */
+  readonly problems: readonly { readonly path: string; readonly problem: string }[];
+
+  constructor(source: string, problems: readonly { readonly path: string; readonly problem: string }[], options?: { cause?: unknown }) {
+    super(`Redisson config ${source}: ${problems.map((p) => `\`${p.path}\` ${p.problem}`).join('; ')}`, options);
+    this.problems = problems;
+  }
+}

@@ -33,6 +33,16 @@ export { LockHold } from './locks/LockHold.js';
 export type { HoldOptions, TryHoldOptions } from './locks/holdArgs.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
 export { TimeUnit } from './TimeUnit.js';
+export { readRedissonConfig, type FromConfigOptions, type RedissonConfig, type RedissonConfigSource, type ServerAddress } from './fromConfig.js';
+export {
+  CHANNELS as DIAGNOSTICS_CHANNELS,
+  type AcquireContext,
+  type DiagnosticsTarget,
+  type LostContext,
+  type ReleaseContext,
+  type RenewalContext,
+  type WaitContext,
+} from './diagnostics.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
 export {
   ConnectionLostError,
@@ -44,6 +54,7 @@ export {
   RedisTimeoutError,
   RedissonError,
   RedissonShutdownError,
+  RedissonConfigError,
   type NodeVote,
 } from './errors.js';
 export { identityNameMapper, lockChannelName, prefixName, suffixName, unlockLatchName, type NameMapper } from './keys.js';

@@ -37,7 +37,9 @@ export function lockFieldName(clientId: string, threadId: number): string {
  * meets ours on the same keys.
  */
 export interface NameMapper {
+  /** The raw Redis name of object `name`. */
   map(name: string): string;
+  /** The object name of raw Redis name `rawName` (the inverse of {@link map}). */
   unmap(rawName: string): string;
 }
 

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
+import { traceRelease, type DiagnosticsTarget } from '../diagnostics.js';
 import { mapName, requireInteger, requireThreadId, requireUnit, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
@@ -356,7 +357,14 @@ export abstract class BaseLock<T = void> {
       mode: this.waitMode(threadId),
       waitMs,
       signal,
+      trace: this.#trace(threadId, leaseMs),
     });
+  }
+
+  /** What the diagnostics channels report about an operation of `owner`. */
+  #trace(owner: number, leaseMs?: number): DiagnosticsTarget {
+    const t = { name: this.#name, rawName: this.rawName, primitive: this.constructor.name, clientId: this.ctx.id, owner };
+    return leaseMs === undefined ? t : { ...t, leaseMs };
   }
 
   /** Wraps an acquisition in a {@link LockHold} whose signal aborts when the hold is lost. */
@@ -397,7 +405,11 @@ export abstract class BaseLock<T = void> {
   }
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
-  protected async release(threadId: number): Promise<void> {
+  protected release(threadId: number): Promise<void> {
+    return traceRelease(this.#trace(threadId), (r) => r === 1, () => this.#release(threadId)).then(() => undefined);
+  }
+
+  async #release(threadId: number): Promise<unknown> {
     const field = this.fieldName(threadId);
     const key = HoldLedger.key(this.rawName, field);
     const { renewal, holds, options: config } = this.ctx;
@@ -418,7 +430,7 @@ export abstract class BaseLock<T = void> {
       renewal.remove(kind, this.rawName, field);
       holds.unlocked(key, result, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
       if (result === 1) this.internalLockLeaseTime = config.lockWatchdogTimeout;
-      return;
+      return result;
     }
     holds.unlocked(key, null, 0);
     this.internalLockLeaseTime = config.lockWatchdogTimeout;

@@ -14,9 +14,13 @@ import type { OwnerOptions, WaitOptions } from './lockArgs.js';
  * Every call gets the multilock's owner as an explicit `threadId`.
  */
 export interface MultiLockMember {
+  /** The member's name. */
   getName(): string;
+  /** One member acquisition, for the multilock's owner (`options.threadId`). */
   tryLock(waitTime: number, leaseTime: number, unit?: TimeUnit, options?: WaitOptions): Promise<boolean>;
+  /** Releases the member for the multilock's owner. */
   unlock(options?: OwnerOptions): Promise<void>;
+  /** Whether owner `threadId` holds the member. */
   isHeldByThread(threadId: number): Promise<boolean>;
   /**
    * Redisson's `expireAsync` (PEXPIRE of the lock key): re-sets a member's lease after the acquisition.

@@ -7,6 +7,7 @@
  * found gone ends renewal of that owner and is reported as a lost lock.
  */
 import type { LuaScriptId } from '../generated/lua.js';
+import { traceRenewal } from '../diagnostics.js';
 
 /** One lock the watchdog renews: the hash `rawName` while it still has owner field `field`. */
 export interface RenewalEntry {
@@ -208,7 +209,7 @@ export class LockRenewalScheduler {
         if (sent.length === 0) continue;
         let results: number[];
         try {
-          results = await this.renew(kind, entries);
+          results = await traceRenewal(kind.id, entries, () => this.renew(kind, entries));
         } catch (error) {
           this.report(this.onError, error);
           continue;

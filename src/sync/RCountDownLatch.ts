@@ -99,6 +99,7 @@ export class RCountDownLatch {
       mode: { channel: this.#channel, policy: latchWakePolicy },
       waitMs,
       signal: options.signal,
+      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RCountDownLatch', clientId: this.#ctx.id },
     });
     return timed ? opened !== null : undefined;
   }

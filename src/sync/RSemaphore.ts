@@ -14,6 +14,7 @@ import { semaphoreChannelName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
+import { traceRelease } from '../diagnostics.js';
 import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from './syncArgs.js';
 
 /**
@@ -95,7 +96,7 @@ export class RSemaphore {
     requirePermits(permits);
     this.#ctx.ensureOpen();
     if (permits === 0) return;
-    await this.#release(permits);
+    await traceRelease({ name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits }, () => true, () => this.#release(permits));
   }
 
   /**
@@ -191,6 +192,7 @@ export class RSemaphore {
       passOnRefusedWake: permits > 1,
       waitMs,
       signal,
+      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits },
     });
   }
 

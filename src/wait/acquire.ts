@@ -9,6 +9,7 @@ import type { ClientContext } from '../ClientContext.js';
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope } from './AbortScope.js';
+import { traceAcquire, traceWait, type DiagnosticsTarget } from '../diagnostics.js';
 
 /** What one attempt found: acquired (with a value: a token, permit ids), or a delay before retrying. */
 export type Attempt<T> = { readonly acquired: true; readonly value: T } | { readonly acquired: false; readonly retryAfter: number };
@@ -48,6 +49,8 @@ export interface AcquireParams<T> {
    */
   readonly waitMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
+  readonly trace?: DiagnosticsTarget;
 }
 
 /** The outcome of {@link acquire}: the attempt's value, or `null` when the wait ran out. */
@@ -59,7 +62,11 @@ export type Acquired<T> = { readonly value: T } | null;
  * shutdown), even with an attempt in flight: an acquisition that still lands is undone in the background
  * (and shutdown waits for that). Leaves no subscription, timer or listener.
  */
-export async function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
+export function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
+  return traceAcquire(p.trace, p.waitMs, () => acquireLoop(p));
+}
+
+async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   const { ctx } = p;
   p.signal?.throwIfAborted();
   const started = performance.now();
@@ -100,7 +107,8 @@ export async function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
       // Never wait longer than the retry delay (the holder's TTL): a holder that died without publishing
       // is outwaited.
       const waitMs = result.retryAfter >= 0 ? Math.min(result.retryAfter, left) : left;
-      woken = (await sub.wait(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1, scope.signal)) === 'woken';
+      const [s, ms] = [sub, Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1];
+      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, () => s.wait(ms, scope.signal))) === 'woken';
       if (remaining() <= 0) return null;
     }
   } finally {

@@ -14,6 +14,7 @@ export interface BackOffPolicy {
 
 /** Makes a {@link BackOffPolicy} per waiting call (Redisson's `LockOptions.BackOff`). */
 export interface BackOff {
+  /** A fresh policy for one waiting call. */
   create(): BackOffPolicy;
 }
 
@@ -38,6 +39,7 @@ export class ExponentialBackOff implements BackOff {
     return this;
   }
 
+  /** The longest sleep between attempts (ms). */
   getMaxDelay(): number {
     return this.#maxDelay;
   }
@@ -52,6 +54,7 @@ export class ExponentialBackOff implements BackOff {
     return this;
   }
 
+  /** The first sleep between attempts (ms). */
   getInitialDelay(): number {
     return this.#initialDelay;
   }
@@ -66,10 +69,12 @@ export class ExponentialBackOff implements BackOff {
     return this;
   }
 
+  /** Factor applied to the sleep after each attempt. */
   getMultiplier(): number {
     return this.#multiplier;
   }
 
+  /** A fresh exponential policy for one waiting call. */
   create(): BackOffPolicy {
     return new ExponentialBackOffPolicy(this.#initialDelay, this.#maxDelay, this.#multiplier);
   }
@@ -119,10 +124,12 @@ export class ConstantBackOff implements BackOff {
     return this;
   }
 
+  /** The sleep between attempts (ms). */
   getDelay(): number {
     return this.#delay;
   }
 
+  /** A fresh constant policy for one waiting call. */
   create(): BackOffPolicy {
     const delay = this.#delay;
     return { getNextSleepPeriod: () => delay };
@@ -131,6 +138,7 @@ export class ConstantBackOff implements BackOff {
 
 /** Redisson's `LockOptions` factory: `LockOptions.defaults()` is a new default {@link ExponentialBackOff}. */
 export const LockOptions = Object.freeze({
+  /** A new default {@link ExponentialBackOff}. */
   defaults: (): BackOff => new ExponentialBackOff(),
 });
 

@@ -1,0 +1,272 @@
+/**
+ * `Redisson.fromConfig`: the client options that a Java Redisson config file (YAML or JSON, Redisson's
+ * `Config.fromYAML` / `fromJSON` format) describes, so that a Node service can share one config with the
+ * Java services it locks with. Every field is accounted for (see fromConfig/fields.ts): mapped, ignored
+ * with a warning when set to something other than Redisson's default, or refused with a
+ * {@link RedissonConfigError} listing every unknown or unsupported field at once.
+ */
+import type { RedisOptions } from 'ioredis';
+import type { RedissonOptions } from './config.js';
+import { describeValue } from './config.js';
+import { RedissonConfigError } from './errors.js';
+import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
+import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
+import type { NameMapper } from './keys.js';
+
+export type { RedissonConfigSource } from './fromConfig/load.js';
+
+/** Options of {@link readRedissonConfig} and `Redisson.fromConfig`. */
+export interface FromConfigOptions {
+  /**
+   * NameMappers by Java class name, for a config whose `nameMapper` is a class of your own: the mapper
+   * itself, or a function of the fields the config gives it (`!<com.acme.PrefixMapper> {prefix: "app:"}`).
+   * Redisson's `DefaultNameMapper` (identity) needs no entry.
+   */
+  nameMappers?: Readonly<Record<string, NameMapper | ((fields: Readonly<Record<string, unknown>>) => NameMapper)>>;
+  /** Where `${VAR}` / `${VAR:-default}` in a file are looked up. @default process.env */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Receives each warning (an ignored field set to a non-default value). @default process.emitWarning */
+  onWarning?: (message: string) => void;
+}
+
+/** One server address of a config, `redis://[user:password@]host:port` (`rediss://`: TLS). */
+export interface ServerAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly tls: boolean;
+}
+
+/** What a config file says, read whatever its topology: the options, plus the servers of a sentinel or cluster. */
+export type RedissonConfig =
+  | { readonly mode: 'single'; readonly options: RedissonOptions; readonly warnings: readonly string[] }
+  | {
+      readonly mode: 'sentinel';
+      /** Every option but `redis` (no sentinel connector yet). */
+      readonly options: RedissonOptions;
+      readonly sentinel: {
+        readonly masterName: string;
+        readonly sentinels: readonly ServerAddress[];
+        readonly sentinelUsername?: string;
+        readonly sentinelPassword?: string;
+        /** Connection options of the master (db, credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      readonly warnings: readonly string[];
+    }
+  | {
+      readonly mode: 'cluster';
+      readonly options: RedissonOptions;
+      readonly cluster: { readonly nodes: readonly ServerAddress[]; readonly connection: RedisOptions };
+      readonly warnings: readonly string[];
+    };
+
+type Tree = Readonly<Record<string, unknown>>;
+type Problem = { path: string; problem: string };
+
+/**
+ * Reads a Redisson config (file path, `file:` URL, or the parsed object) without connecting anywhere.
+ * @throws RedissonConfigError listing every unknown field, unsupported field and bad value.
+ * @example const { options, warnings } = readRedissonConfig('config/redisson.yaml');
+ */
+export function readRedissonConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonConfig {
+  const { label, tree } = loadConfig(source, options.env ?? process.env);
+  const problems: Problem[] = [];
+  const warnings: string[] = [];
+  if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) throw new RedissonConfigError(label, [{ path: '(root)', problem: `must be a mapping, got ${describeValue(tree)}` }]);
+  const top = tree as Tree;
+  check(top, TOP_LEVEL, '', problems, warnings);
+  const sections = (['singleServerConfig', 'sentinelServersConfig', 'clusterServersConfig'] as const).filter((k) => top[k] !== undefined && top[k] !== null);
+  if (sections.length !== 1) {
+    problems.push({ path: sections.join(', ') || '(root)', problem: `must name exactly one of singleServerConfig, sentinelServersConfig, clusterServersConfig (got ${sections.length})` });
+    throw new RedissonConfigError(label, problems);
+  }
+  const mode = sections[0] as (typeof sections)[number];
+  const server = section(top[mode], mode, problems);
+  check(server, mode === 'singleServerConfig' ? SINGLE_SERVER : mode === 'sentinelServersConfig' ? SENTINEL_SERVERS : CLUSTER_SERVERS, `${mode}.`, problems, warnings);
+
+  const read = reader(problems);
+  const client: RedissonOptions = {};
+  const set = <K extends keyof RedissonOptions>(key: K, value: RedissonOptions[K] | undefined): void => {
+    if (value !== undefined) client[key] = value;
+  };
+  set('lockWatchdogTimeout', read.int(top, 'lockWatchdogTimeout', ''));
+  set('lockWatchdogBatchSize', read.int(top, 'lockWatchdogBatchSize', ''));
+  set('fairLockWaitTimeout', read.int(top, 'fairLockWaitTimeout', ''));
+  set('timeout', read.int(server, 'timeout', `${mode}.`));
+  set('retryAttempts', read.int(server, 'retryAttempts', `${mode}.`));
+  set('subscriptionTimeout', read.int(server, 'subscriptionTimeout', `${mode}.`));
+  const mapperAt = server['nameMapper'] != null ? `${mode}.nameMapper` : 'nameMapper';
+  set('nameMapper', nameMapper(server['nameMapper'] ?? top['nameMapper'], mapperAt, options, problems));
+
+  // Redisson 4 reads credentials at the top level too; a server section's own win.
+  const connection: RedisOptions = {};
+  const put = <K extends keyof RedisOptions>(key: K, value: RedisOptions[K] | undefined): void => {
+    if (value !== undefined) connection[key] = value;
+  };
+  put('username', read.str(server, 'username', `${mode}.`) ?? read.str(top, 'username', ''));
+  put('password', read.str(server, 'password', `${mode}.`) ?? read.str(top, 'password', ''));
+  put('db', read.int(server, 'database', `${mode}.`));
+  put('connectTimeout', read.int(server, 'connectTimeout', `${mode}.`));
+  put('connectionName', read.str(server, 'clientName', `${mode}.`));
+
+  if (mode === 'singleServerConfig') {
+    const address = parseAddress(server['address'], `${mode}.address`, problems);
+    if (problems.length > 0) throw new RedissonConfigError(label, problems);
+    if (address) Object.assign(connection, { host: address.host, port: address.port }, address.tls ? { tls: {} } : {});
+    warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+    return { mode: 'single', options: { ...client, redis: connection }, warnings };
+  }
+  const list = mode === 'sentinelServersConfig' ? 'sentinelAddresses' : 'nodeAddresses';
+  const raw = server[list];
+  if (!Array.isArray(raw) || raw.length === 0) problems.push({ path: `${mode}.${list}`, problem: `must be a non-empty list of addresses, got ${describeValue(raw)}` });
+  const nodes = (Array.isArray(raw) ? raw : []).map((a, i) => parseAddress(a, `${mode}.${list}[${i}]`, problems)).filter((a): a is ServerAddress => a !== undefined);
+  const masterName = mode === 'sentinelServersConfig' ? read.str(server, 'masterName', `${mode}.`) : undefined;
+  if (mode === 'sentinelServersConfig' && masterName === undefined) problems.push({ path: `${mode}.masterName`, problem: 'is required' });
+  if (problems.length > 0) throw new RedissonConfigError(label, problems);
+  warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+  if (mode === 'clusterServersConfig') return { mode: 'cluster', options: client, cluster: { nodes, connection }, warnings };
+  const sentinelUsername = read.str(server, 'sentinelUsername', `${mode}.`);
+  const sentinelPassword = read.str(server, 'sentinelPassword', `${mode}.`);
+  return {
+    mode: 'sentinel',
+    options: client,
+    sentinel: {
+      masterName: masterName ?? '',
+      sentinels: nodes,
+      ...(sentinelUsername === undefined ? {} : { sentinelUsername }),
+      ...(sentinelPassword === undefined ? {} : { sentinelPassword }),
+      connection,
+    },
+    warnings,
+  };
+}
+
+/**
+ * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses.
+ * @throws RedissonConfigError for a sentinel or cluster config: read (see {@link readRedissonConfig}), but
+ *   not connectable yet.
+ */
+export function optionsFromConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonOptions {
+  const config = readRedissonConfig(source, options);
+  if (config.mode !== 'single') {
+    const where = typeof source === 'string' ? `file '${source}'` : source instanceof URL ? `file '${source.href}'` : 'object';
+    throw new RedissonConfigError(where, [{ path: `${config.mode}ServersConfig`, problem: `is not supported yet: redisson-ts connects to a single server (the ${config.mode} servers were read: see readRedissonConfig)` }]);
+  }
+  return config.options;
+}
+
+function emit(message: string): void {
+  process.emitWarning(message, { code: 'REDISSON_TS_CONFIG_IGNORED' });
+}
+
+function section(value: unknown, path: string, problems: Problem[]): Tree {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Tree;
+  problems.push({ path, problem: `must be a mapping, got ${describeValue(value)}` });
+  return {};
+}
+
+/** Sorts each field of `tree` by its rule: unknown and unsupported fields are problems, ignored ones warnings. */
+function check(tree: Tree, rules: Readonly<Record<string, FieldRule>>, prefix: string, problems: Problem[], warnings: string[]): void {
+  for (const [key, value] of Object.entries(tree)) {
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined;
+    if (rule === undefined) {
+      const near = nearest(key, Object.keys(rules));
+      problems.push({ path: prefix + key, problem: `is not a Redisson config field${near ? ` (did you mean \`${near}\`?)` : ''}` });
+    } else if (value === null || value === undefined || rule.kind === 'mapped') continue;
+    else if (rule.kind === 'unsupported') problems.push({ path: prefix + key, problem: `is not supported: ${rule.why}` });
+    else if (rule.default === undefined || !sameValue(value, rule.default)) warnings.push(`\`${prefix + key}\` has no effect in redisson-ts (set to ${describeValue(typeof value === 'object' ? ((value as Tree)['class'] ?? JSON.stringify(value)) : value)})`);
+  }
+}
+
+/** Whether `value` is Redisson's default `fallback` (a class given with its fields compares as JSON). */
+function sameValue(value: unknown, fallback: unknown): boolean {
+  if (fallback === ANY_VALUE || value === fallback) return true;
+  if (typeof fallback === 'object') return JSON.stringify(value) === JSON.stringify(fallback);
+  // Jackson reads `"5000"` as 5000 and `"true"` as true: a scalar default matches its text too.
+  return (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && String(value) === `${fallback as string | number | boolean}`;
+}
+
+/** The closest of `names` to `key` (case-insensitive, at most 2 edits), for a did-you-mean. */
+function nearest(key: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const name of names) {
+    const d = distance(key.toLowerCase(), name.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  return best;
+}
+
+/** Levenshtein distance. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function reader(problems: Problem[]) {
+  return {
+    int(tree: Tree, key: string, prefix: string): number | undefined {
+      const v = tree[key];
+      if (v === undefined || v === null) return undefined;
+      const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+      if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
+      problems.push({ path: prefix + key, problem: `must be an integer, got ${describeValue(v)}` });
+      return undefined;
+    },
+    str(tree: Tree, key: string, prefix: string): string | undefined {
+      const v = tree[key];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v === 'string' || typeof v === 'number') return String(v);
+      problems.push({ path: prefix + key, problem: `must be a string, got ${describeValue(v)}` });
+      return undefined;
+    },
+  };
+}
+
+/** `redis://host:port` / `rediss://host:port` (Redisson requires the scheme). */
+function parseAddress(value: unknown, path: string, problems: Problem[]): ServerAddress | undefined {
+  if (typeof value !== 'string') {
+    problems.push({ path, problem: `must be a redis:// or rediss:// address, got ${describeValue(value)}` });
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    problems.push({ path, problem: `must be a redis:// or rediss:// address, got ${describeValue(value)}` });
+    return undefined;
+  }
+  if ((url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    problems.push({ path, problem: `must be a redis:// or rediss:// address with a host, got ${describeValue(value)}` });
+    return undefined;
+  }
+  if (url.username !== '' || url.password !== '' || (url.pathname !== '' && url.pathname !== '/')) {
+    problems.push({ path, problem: 'must be `scheme://host:port` only: give credentials and database as `username`, `password`, `database`' });
+    return undefined;
+  }
+  return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? 6379 : Number(url.port), tls: url.protocol === 'rediss:' };
+}
+
+/** A config's `nameMapper` (a class, with its fields) as a NameMapper; `undefined` for Redisson's identity. */
+function nameMapper(value: unknown, path: string, options: FromConfigOptions, problems: Problem[]): NameMapper | undefined {
+  if (value === undefined || value === null) return undefined;
+  const fields = typeof value === 'object' && !Array.isArray(value) ? (value as Tree) : {};
+  const cls = fields['class'];
+  if (typeof cls !== 'string') {
+    problems.push({ path, problem: 'must name a Java class (`!<com.acme.Mapper> {}` in YAML, `{"class": "com.acme.Mapper"}` in JSON)' });
+    return undefined;
+  }
+  if (DEFAULT_NAME_MAPPER_CLASSES.includes(cls)) return undefined;
+  const given = options.nameMappers && Object.hasOwn(options.nameMappers, cls) ? options.nameMappers[cls] : undefined;
+  if (given === undefined) {
+    problems.push({ path, problem: `is the class ${cls}, which has no counterpart here: pass one as \`nameMappers: { '${cls}': mapper }\`` });
+    return undefined;
+  }
+  const { class: _, ...own } = fields;
+  return typeof given === 'function' ? given(own) : given;
+}
