@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import type { Environment } from './env.js';
 import type { ContentionResult } from './scenarios/contention.js';
+import type { FamilyResult } from './scenarios/family.js';
 import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
 import type { ManyLocksResult } from './scenarios/manyLocks.js';
 import type { ManyWaitersResult } from './scenarios/manyWaiters.js';
@@ -23,6 +24,7 @@ export interface BenchResults {
   contention?: ContentionResult;
   manyLocks?: ManyLocksResult;
   manyWaiters?: ManyWaitersResult;
+  family?: FamilyResult;
   /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
   readonly notMeasured: Record<string, Partial<Record<ImplName, string>>>;
 }
@@ -189,6 +191,8 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push('');
   }
 
+  if (res.family) out.push(...familySection(res.family));
+
   out.push('### Targets (ratios from this run)');
   out.push('');
   out.push(table(['target', 'measured', 'status'], targets.map((t) => [t.target, t.measured, t.met === null ? 'not evaluated' : t.met ? 'met' : '**missed**'])));
@@ -198,6 +202,36 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
   for (const [impl, s] of Object.entries(e.settings)) out.push(`- ${impl}: ${s}`);
   out.push('');
   return out.join('\n');
+}
+
+/** The family table: every kind against the same implementation's plain lock of the same rounds. */
+function familySection(f: FamilyResult): string[] {
+  const ping = f.ping.p50;
+  const rows = f.rows.map((r) => {
+    const lock = f.rows.find((x) => x.impl === r.impl && x.kind === 'lock');
+    const h = r.handoff;
+    return [
+      r.impl,
+      r.kind,
+      us(r.pair.p50),
+      us(r.pair.p99),
+      ratio(r.pair.p50, ping),
+      num(r.scriptsPerPair, 2),
+      us(h.p50),
+      us(h.p99),
+      h.timeouts ? `${h.n} (**${h.timeouts} not woken**)` : String(h.n),
+      ratio(h.p50, ping),
+      lock && r.kind !== 'lock' ? `${(h.p50 - lock.handoff.p50 >= 0 ? '+' : '')}${((h.p50 - lock.handoff.p50) / ping).toFixed(2)}` : '',
+    ];
+  });
+  return [
+    '### Lock family and synchronizers: pair and handoff per kind',
+    '',
+    table(['implementation', 'kind', 'pair p50', 'pair p99', 'pair × PING', 'scripts/pair', 'handoff p50', 'handoff p99', 'n', 'handoff × PING', 'handoff − lock handoff (PINGs)'], rows),
+    '',
+    `PING p50 in these rounds: ${us(ping)}. Kinds: \`fair\` FairLock, \`read\`/\`write\` ReadWriteLock halves (the read handoff is a reader woken by a writer's release), \`semaphore\` a semaphore of 1 permit (redis-semaphore: its \`Semaphore\`, polling), \`latch\` a CountDownLatch of 1 (pair: close with trySetCount, open with countDown; handoff: countDown → an awaiter resolving). The last column is the kind's handoff p50 minus the same implementation's plain lock handoff p50 in the same rounds, in PINGs.`,
+    '',
+  ];
 }
 
 // ------------------------------------------------------------------------------------------- SVG

@@ -66,6 +66,27 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     });
   }
 
+  const family = res.family;
+  if (family) {
+    const fping = family.ping.p50;
+    const row = (impl: string, kind: string) => family.rows.find((r) => r.impl === impl && r.kind === kind);
+    const lock = row(ours, 'lock');
+    const fair = row(ours, 'fair');
+    const extra = fair && lock ? (fair.handoff.p50 - lock.handoff.p50) / fping : NaN;
+    out.push({
+      target: 'fair-lock handoff p50 ≤ RLock handoff p50 + 1 PING (same rounds)',
+      measured: `${r2(extra)} PING over RLock's (${r2(fair?.handoff.p50 ?? NaN)} µs vs ${r2(lock?.handoff.p50 ?? NaN)} µs)`,
+      met: Number.isFinite(extra) ? extra <= 1 : null,
+    });
+    const sem = row(ours, 'semaphore')?.handoff.p50 ?? NaN;
+    const theirs = row('redis-semaphore', 'semaphore')?.handoff.p50 ?? NaN;
+    out.push({
+      target: "semaphore handoff p50 ≥ 10× lower than redis-semaphore's Semaphore",
+      measured: `${r2(theirs / sem)}× lower (${r2(sem)} µs vs ${r2(theirs)} µs)`,
+      met: Number.isFinite(theirs / sem) ? theirs / sem >= 10 : null,
+    });
+  }
+
   const renew = res.manyLocks?.[ours];
   out.push({
     target: 'renewal ≤ 1 script call per 100 held locks per renewal period',

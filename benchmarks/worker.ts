@@ -4,7 +4,7 @@
  * monotonic clock so the parent can subtract one process's timestamp from another's.
  */
 import { Redis } from 'ioredis';
-import { IMPLEMENTATION_BY_NAME, type ImplName, type LockClient, type LockHandle } from './adapters/index.js';
+import { IMPLEMENTATION_BY_NAME, type ImplName, type Kind, type LockClient, type LockHandle } from './adapters/index.js';
 import type { WorkerReply, WorkerRequest } from './rpc.js';
 import { nowUs } from './stats.js';
 
@@ -31,6 +31,11 @@ function client(a: ImplArgs): Promise<LockClient> {
     clients.set(key, c);
   }
   return c;
+}
+
+/** A new handle on `a.name`, of kind `a.kind` (default `lock`). */
+async function handleOf(a: Record<string, unknown>): Promise<LockHandle> {
+  return (await client(a as unknown as ImplArgs)).handle(a['name'] as string, undefined, (a['kind'] as Kind | undefined) ?? 'lock');
 }
 
 function rawRedis(url: string): Redis {
@@ -96,9 +101,9 @@ const handlers: Record<string, Handler> = {
     return { ping, evalsha };
   },
 
-  /** n lock+unlock pairs on one uncontended lock. */
+  /** n lock+unlock pairs on one uncontended lock (or another kind: `a.kind`). */
   pairs: async (a) => {
-    const h = (await client(a as unknown as ImplArgs)).handle(a['name'] as string);
+    const h = await handleOf(a);
     return timed(a['n'] as number, async () => {
       await h.acquire();
       await h.release();
@@ -112,7 +117,7 @@ const handlers: Record<string, Handler> = {
   },
 
   hold: async (a) => {
-    const h = (await client(a as unknown as ImplArgs)).handle(a['name'] as string);
+    const h = await handleOf(a);
     await h.acquire();
     held.set(a['name'] as string, h);
     return null;
@@ -130,7 +135,7 @@ const handlers: Record<string, Handler> = {
 
   /** Starts waiting; an `acquired` event carries the time the acquisition resolved. */
   wait: async (a) => {
-    const h = (await client(a as unknown as ImplArgs)).handle(a['name'] as string);
+    const h = await handleOf(a);
     const token = a['token'] as number;
     h.acquire().then(
       async () => {

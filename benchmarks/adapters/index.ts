@@ -14,4 +14,4 @@ export const IMPLEMENTATION_BY_NAME: Readonly<Record<ImplName, Implementation>> 
   'java-redisson': javaRedisson,
 };
 
-export { IMPLEMENTATIONS, type ImplName, type Implementation, type LockClient, type LockHandle } from './types.js';
+export { IMPLEMENTATIONS, KINDS, type Kind, type ImplName, type Implementation, type LockClient, type LockHandle } from './types.js';

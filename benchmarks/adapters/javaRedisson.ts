@@ -4,10 +4,13 @@
  * Every lock call therefore includes one pipe hop each way; `transportPing` measures that hop.
  */
 import { JavaPeer, javaAvailable } from '../../test/interop/JavaPeer.js';
-import type { Implementation, LockClient } from './types.js';
+import type { Implementation, Kind, LockClient, LockHandle } from './types.js';
 
 /** The Redisson version driven (newest pinned in the peer's pom). */
 export const JAVA_REDISSON_VERSION = '4.7.0';
+
+/** The peer's primitive for each lock-shaped kind. */
+const LOCK_PRIMITIVE = { lock: 'lock', fair: 'fairLock', read: 'readLock', write: 'writeLock' } as const;
 
 /** Null when the Java rows can run here, else why not. */
 export function javaUnavailableReason(): string | null {
@@ -19,19 +22,41 @@ export const javaRedisson: Implementation = {
   name: 'java-redisson',
   version: () => `org.redisson:redisson@${JAVA_REDISSON_VERSION} (interop peer)`,
   settings: 'defaults (lockWatchdogTimeout 30 s); RLock.lock() on one Java thread per owner',
+  kinds: ['lock', 'fair', 'read', 'write', 'semaphore', 'latch'],
   async open(options): Promise<LockClient> {
     const peer = await JavaPeer.start(JAVA_REDISSON_VERSION, {
       address: options.url,
       ...(options.watchdogMs === undefined ? {} : { lockWatchdogTimeout: options.watchdogMs }),
     });
     let next = 0;
+    const ready = new Map<string, Promise<unknown>>();
     return {
-      handle(name, owner) {
+      handle(name, owner, kind: Kind = 'lock'): LockHandle {
         const thread = owner ?? `owner-${next++}`;
-        return {
-          acquire: async () => void (await peer.call('lock', name, 'lock', [], thread)),
-          release: async () => void (await peer.call('lock', name, 'unlock', [], thread)),
-        };
+        const call = async (primitive: string, method: string, args: unknown[] = []): Promise<unknown> => (await peer.call(primitive, name, method, args, thread)).result;
+        switch (kind) {
+          case 'semaphore':
+            return {
+              acquire: async () => {
+                // One permit, set once per name (trySetPermits is a no-op when the semaphore exists).
+                await (ready.get(name) ?? ready.set(name, call('semaphore', 'trySetPermits', [1])).get(name));
+                await call('semaphore', 'acquire');
+              },
+              release: async () => void (await call('semaphore', 'release')),
+            };
+          case 'latch':
+            return {
+              acquire: async () => {
+                if (!(await call('countDownLatch', 'trySetCount', [1]))) await call('countDownLatch', 'await');
+              },
+              release: async () => void (await call('countDownLatch', 'countDown')),
+            };
+          default:
+            return {
+              acquire: async () => void (await call(LOCK_PRIMITIVE[kind], 'lock')),
+              release: async () => void (await call(LOCK_PRIMITIVE[kind], 'unlock')),
+            };
+        }
       },
       transportPing: async () => void (await peer.request('ping')),
       close: () => peer.shutdown(),

@@ -18,6 +18,15 @@ export interface OpenOptions {
   readonly watchdogMs?: number | undefined;
 }
 
+/**
+ * What a handle stands for. `lock` is every implementation's plain lock; the rest are Redisson's family,
+ * measured where an implementation has it: `fair` (FairLock), `read` / `write` (ReadWriteLock halves),
+ * `semaphore` (a semaphore of 1 permit: acquire / release one), `latch` (a CountDownLatch of 1: a handle's
+ * acquire closes the latch when it is open and otherwise awaits it; release counts it down).
+ */
+export const KINDS = ['lock', 'fair', 'read', 'write', 'semaphore', 'latch'] as const;
+export type Kind = (typeof KINDS)[number];
+
 export interface LockHandle {
   acquire(): Promise<void>;
   release(): Promise<void>;
@@ -28,7 +37,7 @@ export interface LockClient {
    * A new owner of lock `name`. `owner` groups handles that may share one identity where an identity is
    * costly (Java: one JVM thread per owner); other adapters ignore it.
    */
-  handle(name: string, owner?: string): LockHandle;
+  handle(name: string, owner?: string, kind?: Kind): LockHandle;
   /**
    * One no-op round trip through the transport in front of the locks, where there is one (Java: a JSON
    * `ping` over the peer's stdin/stdout), so reports can show what that hop adds to each call.
@@ -44,5 +53,7 @@ export interface Implementation {
   version(): string;
   /** Settings used, in words, for the report. */
   readonly settings: string;
+  /** The kinds `handle()` accepts besides `lock`; omitted: `lock` only. */
+  readonly kinds?: readonly Kind[];
   open(options: OpenOptions): Promise<LockClient>;
 }

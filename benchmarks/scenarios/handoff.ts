@@ -7,7 +7,7 @@
  * One sample (on a fresh lock): process H takes the lock; process W starts waiting; after a settle time (so that W is
  * parked, not mid-attempt) H releases. Roles alternate between the two processes every sample.
  */
-import type { ImplName } from '../adapters/index.js';
+import type { ImplName, Kind } from '../adapters/index.js';
 import { rotate, type BenchContext } from '../context.js';
 import type { WorkerEvent, WorkerProcess } from '../rpc.js';
 import { nowUs, sleep, summarize, type Summary } from '../stats.js';
@@ -50,6 +50,56 @@ async function clockCheck(ctx: BenchContext): Promise<number> {
   return worst;
 }
 
+let lastToken = 0;
+
+/** The `acquired` event for `id` from `waiter`. */
+function nextEvent(waiter: WorkerProcess, id: number): Promise<WorkerEvent> {
+  return new Promise<WorkerEvent>((resolve) => {
+    const off = waiter.onEvent((e) => {
+      if (e.event === 'acquired' && e['token'] === id) {
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
+
+/** One handoff sample between the two workers. */
+export interface HandoffSpec {
+  readonly impl: ImplName;
+  /** A fresh name per sample: a waiter that missed its wake-up cannot disturb the next sample. */
+  readonly name: string;
+  readonly kind?: Kind;
+  /** What the waiter waits with, when not `kind` (a reader behind a writer). */
+  readonly waitKind?: Kind;
+  /** Swap the roles: worker 1 holds, worker 0 waits. */
+  readonly flip: boolean;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Worker H takes `name`, worker W starts waiting on it, and after a settle time H releases: µs from the
+ * release call to W's acquire resolving, or null when W was not woken within `timeoutMs`.
+ */
+export async function handoffSample(ctx: BenchContext, spec: HandoffSpec): Promise<number | null> {
+  const [holder, waiter] = spec.flip ? [ctx.workers[1], ctx.workers[0]] : ctx.workers;
+  // The Java waiter's call crosses a pipe and a JVM thread hand-off before it subscribes.
+  const settleMs = spec.impl === 'java-redisson' ? 40 : SETTLE_MS;
+  const args = { impl: spec.impl, url: ctx.url, name: spec.name, kind: spec.kind ?? 'lock' };
+  await holder.call('hold', args);
+  const id = ++lastToken;
+  const acquired = nextEvent(waiter, id);
+  await waiter.call('wait', { ...args, kind: spec.waitKind ?? args.kind, token: id });
+  await sleep(settleMs);
+  const { t: releasedAt } = await holder.call<{ t: number }>('release', args);
+  let timer: NodeJS.Timeout | undefined;
+  const e = await Promise.race([acquired, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), spec.timeoutMs)))]);
+  clearTimeout(timer);
+  if (e === null) return null;
+  if (typeof e['error'] === 'string') throw new Error(`${spec.impl} ${spec.kind ?? 'lock'} waiter failed: ${e['error']}`);
+  return (e['t'] as number) - releasedAt;
+}
+
 export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
   const rounds = ctx.quick ? 2 : 3;
   const perRound = ctx.quick ? 20 : 70;
@@ -60,22 +110,12 @@ export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
   const samples = new Map<ImplName, number[]>();
   const relay: number[] = [];
   const idlePing: number[] = [];
-  let token = 0;
-  const nextEvent = (waiter: WorkerProcess, id: number): Promise<WorkerEvent> =>
-    new Promise<WorkerEvent>((resolve) => {
-      const off = waiter.onEvent((e) => {
-        if (e.event === 'acquired' && e['token'] === id) {
-          off();
-          resolve(e);
-        }
-      });
-    });
 
   for (let r = 0; r < rounds; r++) {
     ctx.progress.update(`handoff: round ${r + 1}/${rounds} · raw pub/sub relay`);
     for (let i = 0; i < perRound; i++) {
       const [holder, waiter] = i % 2 === 0 ? ctx.workers : [ctx.workers[1], ctx.workers[0]];
-      const id = ++token;
+      const id = ++lastToken;
       const arrived = nextEvent(waiter, id);
       await waiter.call('relayWait', { url: ctx.url, channel: 'bench:relay', token: id });
       await sleep(SETTLE_MS);
@@ -85,31 +125,13 @@ export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
     }
     for (const impl of rotate(ctx.impls, r)) {
       const base = `bench:handoff:${impl}:${r}:`;
-      // The Java waiter's lock() crosses a pipe and a JVM thread hand-off before it subscribes.
-      const settleMs = impl === 'java-redisson' ? 40 : SETTLE_MS;
       const out = samples.get(impl) ?? samples.set(impl, []).get(impl) ?? [];
       const started = performance.now();
       for (let i = 0; i < perRound && performance.now() - started < budgetMs; i++) {
         ctx.progress.update(`handoff: round ${r + 1}/${rounds} · ${impl} · sample ${i + 1}`);
-        const [holder, waiter] = i % 2 === 0 ? ctx.workers : [ctx.workers[1], ctx.workers[0]];
-        // A fresh lock per sample: a waiter that missed its wake-up cannot disturb the next sample.
-        const args = { impl, url: ctx.url, name: `${base}${i}` };
-        await holder.call('hold', args);
-        const id = ++token;
-        const acquired = nextEvent(waiter, id);
-        await waiter.call('wait', { ...args, token: id });
-        await sleep(settleMs);
-        const { t: releasedAt } = await holder.call<{ t: number }>('release', args);
-        let timer: NodeJS.Timeout | undefined;
-        const e = await Promise.race([acquired, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), sampleTimeoutMs)))]);
-        clearTimeout(timer);
-        if (e === null) {
-          timeouts.set(impl, (timeouts.get(impl) ?? 0) + 1);
-          out.push(sampleTimeoutMs * 1_000);
-          continue;
-        }
-        if (typeof e['error'] === 'string') throw new Error(`${impl} waiter failed: ${e['error']}`);
-        out.push((e['t'] as number) - releasedAt);
+        const us = await handoffSample(ctx, { impl, name: `${base}${i}`, flip: i % 2 === 1, timeoutMs: sampleTimeoutMs });
+        if (us === null) timeouts.set(impl, (timeouts.get(impl) ?? 0) + 1);
+        out.push(us ?? sampleTimeoutMs * 1_000);
       }
     }
   }
