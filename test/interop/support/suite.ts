@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalMonitorStateError, lockChannelName, type Redisson, type RLock } from '../../../src/index.js';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../../support/redis.js';
 import { javaAvailable, JavaPeer, JavaPeerError } from '../JavaPeer.js';
+import { javaMissingPlaceholder } from './placeholder.js';
 import type { InteropContext } from './context.js';
 import { PRIMITIVE_SCENARIOS } from './primitives.js';
 import { checkMatrix, DIRECTIONS, ResultsRecorder, type Direction } from './results.js';
@@ -84,12 +85,7 @@ const hashTagName = (): string => `orders:{42}:lock:${short()}`;
 export function defineInteropSuite(version: string): void {
   const availability = javaAvailable();
   if (!availability.ok) {
-    const reason = availability.reason;
-    const ci = process.env['CI'] === 'true';
-    it(`${ci ? 'FAILED (CI=true requires Java and Maven)' : 'SKIPPED'}: Java/Maven not available – ${reason} [Redisson ${version}]`, () => {
-      console.warn(`[interop ${version}] ${ci ? 'FAILED' : 'SKIPPED'}: Java/Maven not available – ${reason}`);
-      if (ci) throw new Error(`CI=true: the interop suite needs Java and Maven (${reason})`);
-    });
+    javaMissingPlaceholder(`Redisson ${version}`, availability.reason);
     return;
   }
 
