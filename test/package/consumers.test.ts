@@ -1,7 +1,8 @@
 /**
  * The package as a user gets it: `npm pack` (which builds), a fresh project that installs the tarball and
  * ioredis at the peer range's floor, and four consumers run against a real redis-server — plain ESM, plain
- * CommonJS, TypeScript nodenext ESM and nodenext CommonJS (type-checked by the repo's own tsc first). Each
+ * CommonJS, TypeScript nodenext ESM and nodenext CommonJS (type-checked by the repo's own tsc first) —
+ * on Node, and the plain ESM and CommonJS ones on Bun and Deno as well. Each
  * consumer waits on a lock the test holds and takes it when the test releases it, so the packed build is
  * seen waking on the channel the source build publishes to.
  */
@@ -125,17 +126,37 @@ const EXPECTED: Record<ConsumerKind, { format: 'esm' | 'cjs'; entry: RegExp }> =
   'ts-cjs': { format: 'cjs', entry: /\/node_modules\/redisson-ts\/dist\/cjs\/index\.js$/ },
 };
 
-describe.each(Object.keys(EXPECTED) as ConsumerKind[])('%s consumer', (kind) => {
+/**
+ * Who runs a consumer: Node, and the other runtimes README's Install section claims, at the versions pinned
+ * in devDependencies (their npm packages carry the binaries). Bun and Deno run the same .mjs and .cjs files
+ * from the same project (Deno 2 resolves `redisson-ts` from its node_modules through package.json).
+ */
+const RUNTIMES: Record<string, { cmd: string; args: string[] }> = {
+  node: { cmd: process.execPath, args: [] },
+  bun: { cmd: join(ROOT, 'node_modules', '.bin', 'bun'), args: [] },
+  deno: { cmd: join(ROOT, 'node_modules', '.bin', 'deno'), args: ['run', '--allow-all'] },
+};
+
+const CASES: [string, ConsumerKind][] = [
+  ...(Object.keys(EXPECTED) as ConsumerKind[]).map((kind): [string, ConsumerKind] => ['node', kind]),
+  ['bun', 'esm'],
+  ['bun', 'cjs'],
+  ['deno', 'esm'],
+  ['deno', 'cjs'],
+];
+
+describe.each(CASES)('%s: %s consumer', (runtime, kind) => {
   it('waits for the lock, takes it when the holder releases it, and unlocks: Redis data as Redisson writes it', async () => {
-    const name = uniqueName(`package-${kind}`);
+    const name = uniqueName(`package-${runtime}-${kind}`);
+    const { cmd, args } = RUNTIMES[runtime] as { cmd: string; args: string[] };
     const holder = suite.clients.client().getLock(name);
     const raw = suite.clients.raw();
     await holder.lock();
     let exited: () => boolean = () => false;
-    const result = run(process.execPath, [CONSUMER_ENTRY[kind]], { cwd: join(work, 'project'), env: cleanEnv({ REDIS_URL: suite.redis.url, LOCK_NAME: name }) }, (e) => (exited = e));
+    const result = run(cmd, [...args, CONSUMER_ENTRY[kind]], { cwd: join(work, 'project'), env: cleanEnv({ REDIS_URL: suite.redis.url, LOCK_NAME: name, DENO_NO_UPDATE_CHECK: '1' }) }, (e) => (exited = e));
     // The consumer is waiting once it subscribed to the lock's channel; only then is the lock released.
     const channel = lockChannelName(name);
-    await eventually(async () => exited() || ((await raw.pubsub('NUMSUB', channel)) as [string, number])[1] >= 1, 30_000, `the ${kind} consumer to subscribe`);
+    await eventually(async () => exited() || ((await raw.pubsub('NUMSUB', channel)) as [string, number])[1] >= 1, 30_000, `the ${runtime} ${kind} consumer to subscribe`);
     await holder.unlock();
     const { code, stdout, stderr } = await result;
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' }); // no warnings either (require(esm) included)
