@@ -25,6 +25,8 @@ export interface BenchResults {
   manyLocks?: ManyLocksResult;
   manyWaiters?: ManyWaitersResult;
   family?: FamilyResult;
+  /** Contention with a client per owner (see contention.ts `runClients`). */
+  clients?: ContentionResult;
   /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
   readonly notMeasured: Record<string, Partial<Record<ImplName, string>>>;
 }
@@ -116,29 +118,19 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
   if (res.contention) {
     out.push('### Contention: W owners over 2 processes, read-modify-write under one lock');
     out.push('');
-    const rows: string[][] = [];
-    for (const impl of IMPLEMENTATIONS) {
-      for (const r of res.contention[impl] ?? []) {
-        rows.push([
-          impl,
-          String(r.workers),
-          num(r.opsPerSec),
-          ratio(1e6 / r.opsPerSec, ping),
-          `${r.minOps} / ${r.maxOps}`,
-          num(r.scriptsPerOp, 2),
-          num(r.subscribesPerOp, 2),
-          r.stuck ? `${r.late} / **${r.stuck} stuck**` : String(r.late),
-          r.exact ? 'exact' : `WRONG (${r.counter} ≠ ${r.ops + r.late})`,
-          r.errors.length ? r.errors[0]?.split('\n')[0] ?? '' : '',
-        ]);
-      }
-    }
-    rows.push(...notRun(res, 'contention', 10));
-    out.push(table(['implementation', 'W', 'ops/s', 'µs per op × PING', 'per-owner ops min / max', 'scripts/op', '(un)subscribes/op', 'late / stuck', 'counter', 'errors'], rows));
+    out.push(table(CONTENTION_HEAD, [...contentionRows(res.contention, ping), ...notRun(res, 'contention', CONTENTION_HEAD.length)]));
     out.push(
       '',
-      '"late": ops blocked at the deadline that finished after it (in the counter check, not in ops/s); "stuck": owners still blocked after a grace period, abandoned (they release without touching the counter).',
+      '"late": ops blocked at the deadline that finished after it (in the counter check, not in ops/s); "stuck": owners still blocked after a grace period, abandoned (they release without touching the counter). "wait": each acquire call until it resolved.',
     );
+    out.push('');
+  }
+
+  if (res.clients) {
+    out.push('### Contention with a client per owner: N service instances on one hot lock');
+    out.push('');
+    out.push(table(['processes', ...CONTENTION_HEAD], contentionRows(res.clients, ping, true)));
+    out.push('', 'Each owner has its own client (its own connections, and for the pub/sub libraries its own subscriber), in one process or split over two; otherwise as above. Java is not run here (a JVM per client).');
     out.push('');
   }
 
@@ -202,6 +194,31 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
   for (const [impl, s] of Object.entries(e.settings)) out.push(`- ${impl}: ${s}`);
   out.push('');
   return out.join('\n');
+}
+
+const CONTENTION_HEAD = ['implementation', 'W', 'ops/s', 'µs per op × PING', 'per-owner ops min / max', 'wait p50 / p99', 'scripts/op', '(un)subscribes/op', 'late / stuck', 'counter', 'errors'];
+
+function contentionRows(result: ContentionResult, ping: number, withProcesses = false): string[][] {
+  const rows: string[][] = [];
+  for (const impl of IMPLEMENTATIONS) {
+    for (const r of result[impl] ?? []) {
+      rows.push([
+        ...(withProcesses ? [String(r.processes)] : []),
+        impl,
+        String(r.workers),
+        num(r.opsPerSec),
+        ratio(1e6 / r.opsPerSec, ping),
+        `${r.minOps} / ${r.maxOps}`,
+        `${us(r.waitP50Us)} / ${us(r.waitP99Us)}`,
+        num(r.scriptsPerOp, 2),
+        num(r.subscribesPerOp, 2),
+        r.stuck ? `${r.late} / **${r.stuck} stuck**` : String(r.late),
+        r.exact ? 'exact' : `WRONG (${r.counter} ≠ ${r.ops + r.late})`,
+        r.errors.length ? (r.errors[0]?.split('\n')[0] ?? '') : '',
+      ]);
+    }
+  }
+  return rows;
 }
 
 /** The family table: every kind against the same implementation's plain lock of the same rounds. */

@@ -16,7 +16,7 @@ import { describeEnvironment } from './env.js';
 import { Progress } from './progress.js';
 import { writeReport, type BenchResults } from './report.js';
 import { WorkerProcess } from './rpc.js';
-import { runContention } from './scenarios/contention.js';
+import { runClients, runContention } from './scenarios/contention.js';
 import { runFamily } from './scenarios/family.js';
 import { runHandoff } from './scenarios/handoff.js';
 import { runManyLocks } from './scenarios/manyLocks.js';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   for (const name of wanted) {
     if (!(IMPLEMENTATIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown implementation ${name} (known: ${IMPLEMENTATIONS.join(', ')})`);
   }
-  const SCENARIOS = ['uncontended', 'handoff', 'contention', 'many-locks', 'many-waiters', 'family'];
+  const SCENARIOS = ['uncontended', 'handoff', 'contention', 'many-locks', 'many-waiters', 'family', 'clients'];
   const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : SCENARIOS;
   for (const name of scenarios) {
     if (!SCENARIOS.includes(name)) throw new Error(`--scenarios: unknown scenario ${name} (known: ${SCENARIOS.join(', ')})`);
@@ -130,6 +130,8 @@ async function main(): Promise<void> {
     if (w) results.manyWaiters = w;
     const f = await step('family', () => runFamily(ctx));
     if (f) results.family = f;
+    const n = await step('clients', () => runClients(ctx));
+    if (n) results.clients = n;
     progress.done();
     env.loadAverage.end = Number((loadavg()[0] ?? NaN).toFixed(2));
 

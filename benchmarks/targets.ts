@@ -2,6 +2,7 @@
  * The issue's targets, evaluated on one run's results as ratios. These are goals for the benchmark to
  * report on, never assertions: a missed target is printed as such.
  */
+import type { ImplName } from './adapters/index.js';
 import type { BenchResults } from './report.js';
 
 export interface TargetCheck {
@@ -84,6 +85,17 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
       target: "semaphore handoff p50 ≥ 10× lower than redis-semaphore's Semaphore",
       measured: `${r2(theirs / sem)}× lower (${r2(sem)} µs vs ${r2(theirs)} µs)`,
       met: Number.isFinite(theirs / sem) ? theirs / sem >= 10 : null,
+    });
+  }
+
+  for (const processes of [1, 2]) {
+    const at16 = (impl: ImplName) => res.clients?.[impl]?.find((r) => r.workers === 16 && r.processes === processes);
+    const mine16 = at16(ours);
+    const theirs16 = at16('redis-semaphore');
+    out.push({
+      target: `16 clients (one each), ${processes} process${processes === 1 ? '' : 'es'}: ops/s ≥ redis-semaphore's`,
+      measured: mine16 && theirs16 ? `${Math.round(mine16.opsPerSec)} vs ${Math.round(theirs16.opsPerSec)} ops/s (${r2(mine16.opsPerSec / theirs16.opsPerSec)}×)` : 'n/a',
+      met: mine16 && theirs16 ? mine16.opsPerSec >= theirs16.opsPerSec : null,
     });
   }
 

@@ -190,20 +190,28 @@ const handlers: Record<string, Handler> = {
    * the counter.
    */
   contend: async (a) => {
-    const c = await client(a as unknown as ImplArgs);
+    // One client shared by this process's owners, or (`clientPerOwner`) a client of its own per owner, as
+    // N service instances would have.
+    const perOwner = a['clientPerOwner'] === true;
+    const shared = perOwner ? null : await client(a as unknown as ImplArgs);
     const redis = rawRedis(a['url'] as string);
     const counter = a['counter'] as string;
     const workers = a['workers'] as number;
+    const own = perOwner ? await Promise.all(Array.from({ length: workers }, () => IMPLEMENTATION_BY_NAME[a['impl'] as ImplName].open({ url: a['url'] as string }))) : [];
     const start = nowUs();
     const end = start + (a['durationMs'] as number) * 1_000;
     const errors: string[] = [];
+    const waits: number[] = [];
     let abandoned = false;
     const results = Array.from({ length: workers }, () => ({ ops: 0, late: 0, done: false }));
-    const running = results.map(async (r) => {
-      const h = c.handle(a['name'] as string);
+    const running = results.map(async (r, i) => {
+      const h = (own[i] ?? shared)?.handle(a['name'] as string);
+      if (!h) throw new Error('no client');
       try {
         while (nowUs() < end) {
+          const t0 = nowUs();
           await h.acquire();
+          waits.push(nowUs() - t0);
           if (abandoned) {
             await h.release();
             break;
@@ -229,11 +237,15 @@ const handlers: Record<string, Handler> = {
     ]);
     clearTimeout(timer);
     abandoned = true;
+    const stuck = results.filter((r) => !r.done).length;
+    // Owners' own clients close once every owner is done (a stuck one keeps its client until the process goes).
+    if (stuck === 0) await Promise.allSettled(own.map((c) => c.close()));
     return {
       ops: results.map((r) => r.ops),
       late: results.reduce((s, r) => s + r.late, 0),
-      stuck: results.filter((r) => !r.done).length,
+      stuck,
       elapsedUs: nowUs() - start,
+      waits,
       errors,
     };
   },

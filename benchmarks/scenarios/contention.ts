@@ -1,5 +1,6 @@
 /**
- * Contention: W owners split over the two worker processes loop on one lock, each doing a non-atomic
+ * Contention: W owners split over the two worker processes (or, for `clients`, with a client each, in one
+ * process or two) loop on one lock, each doing a non-atomic
  * read-modify-write of a counter (GET, then SET value+1) under it. Reports ops/s, the fewest and most ops
  * any one owner got (fairness), and whether the counter equals the number of ops (mutual exclusion).
  *
@@ -11,6 +12,7 @@ import type { ImplName } from '../adapters/index.js';
 import type { BenchContext } from '../context.js';
 import { commandStats, resetStats, scriptCalls } from '../redisInfo.js';
 import { WorkerProcess } from '../rpc.js';
+import { summarize } from '../stats.js';
 
 export const WORKER_COUNTS = [2, 16, 64] as const;
 
@@ -31,6 +33,13 @@ export interface ContentionRow {
   readonly counter: number;
   readonly exact: boolean;
   readonly errors: string[];
+  /** Acquire call → resolved, over every op (counted, late and abandoned), µs. */
+  readonly waitP50Us: number;
+  readonly waitP99Us: number;
+  /** How many worker processes the owners were spread over. */
+  readonly processes: number;
+  /** Whether each owner had a client (connections) of its own, rather than one per process. */
+  readonly clientPerOwner: boolean;
 }
 
 export type ContentionResult = Partial<Record<ImplName, ContentionRow[]>>;
@@ -40,10 +49,38 @@ interface WorkerResult {
   late: number;
   stuck: number;
   elapsedUs: number;
+  /** Every acquire's wait, µs. */
+  waits: number[];
   errors: string[];
 }
 
-export async function runContention(ctx: BenchContext): Promise<ContentionResult> {
+/** How the owners of one run are laid out. */
+interface Layout {
+  readonly processes: 1 | 2;
+  readonly clientPerOwner: boolean;
+}
+
+export function runContention(ctx: BenchContext): Promise<ContentionResult> {
+  return runMatrix(ctx, ctx.impls, [{ processes: 2, clientPerOwner: false }], 'contention');
+}
+
+/**
+ * The same loop with one client per owner (N service instances on one hot lock, each with its own
+ * connections): all N in one process, and split over two. Java is left out (a JVM per client).
+ */
+export function runClients(ctx: BenchContext): Promise<ContentionResult> {
+  return runMatrix(
+    ctx,
+    ctx.impls.filter((i) => i !== 'java-redisson'),
+    [
+      { processes: 1, clientPerOwner: true },
+      { processes: 2, clientPerOwner: true },
+    ],
+    'clients',
+  );
+}
+
+async function runMatrix(ctx: BenchContext, impls: readonly ImplName[], layouts: readonly Layout[], label: string): Promise<ContentionResult> {
   const durationMs = ctx.quick ? 500 : 2_500;
   const graceMs = ctx.quick ? 1_000 : 4_000;
   const result: ContentionResult = {};
@@ -58,12 +95,15 @@ export async function runContention(ctx: BenchContext): Promise<ContentionResult
   };
   try {
     for (const w of WORKER_COUNTS) {
-      for (const impl of ctx.impls) {
-        await runOne(ctx, impl, w, durationMs, graceMs, await pairFor(impl), result, async () => {
-          const pair = pairs.get(impl);
-          pairs.delete(impl);
-          await Promise.all((pair ?? []).map((p) => p.stop()));
-        });
+      for (const layout of layouts) {
+        for (const impl of impls) {
+          ctx.progress.update(`${label}: W=${w}${layout.clientPerOwner ? ` clients, ${layout.processes} process${layout.processes === 1 ? '' : 'es'}` : ''} · ${impl}`);
+          const pair = await pairFor(impl);
+          await runOne(ctx, impl, w, durationMs, graceMs, layout.processes === 1 ? pair.slice(0, 1) : pair, layout, result, async () => {
+            pairs.delete(impl);
+            await Promise.all(pair.map((p) => p.stop()));
+          });
+        }
       }
     }
   } finally {
@@ -79,22 +119,24 @@ async function runOne(
   durationMs: number,
   graceMs: number,
   workers: WorkerProcess[],
+  layout: Layout,
   result: ContentionResult,
   discardWorkers: () => Promise<void>,
 ): Promise<void> {
-  ctx.progress.update(`contention: W=${w} · ${impl}`);
-  const name = `bench:contention:${impl}:${w}`;
-  const counter = `bench:counter:${impl}:${w}`;
+  const tag = `${w}:${layout.processes}:${layout.clientPerOwner ? 'own' : 'shared'}`;
+  const name = `bench:contention:${impl}:${tag}`;
+  const counter = `bench:counter:${impl}:${tag}`;
   await ctx.admin.del(counter);
-  const half = w / 2;
+  const share = w / workers.length;
   await resetStats(ctx.admin);
   const parts = await Promise.all(
     workers.map((worker) =>
-      worker.call<WorkerResult>('contend', { impl, url: ctx.url, name, counter, workers: half, durationMs, graceMs }),
+      worker.call<WorkerResult>('contend', { impl, url: ctx.url, name, counter, workers: share, durationMs, graceMs, clientPerOwner: layout.clientPerOwner }),
     ),
   );
   const stats = await commandStats(ctx.admin);
   const ops = parts.flatMap((p) => p.ops);
+  const waits = summarize(parts.flatMap((p) => p.waits));
   const total = ops.reduce((a, b) => a + b, 0);
   const late = parts.reduce((a, p) => a + p.late, 0);
   const value = Number((await ctx.admin.get(counter)) ?? '0');
@@ -111,6 +153,10 @@ async function runOne(
     counter: value,
     exact: value === total + late,
     errors: parts.flatMap((p) => p.errors).slice(0, 3),
+    waitP50Us: waits.p50,
+    waitP99Us: waits.p99,
+    processes: layout.processes,
+    clientPerOwner: layout.clientPerOwner,
   });
   if (parts.some((p) => p.stuck > 0)) await discardWorkers();
 }
