@@ -240,8 +240,16 @@ export interface CallResult<T = unknown> {
 }
 
 export interface StartOptions {
-  /** e.g. "redis://127.0.0.1:6379" */
+  /** e.g. "redis://127.0.0.1:6379"; with `cluster` or `sentinel`, ignored by the peer. */
   address: string;
+  /** Redis Cluster mode: Redisson's `useClusterServers()`. */
+  cluster?: {
+    nodeAddresses: string[];
+    /** Redisson 3.29.0+ only (the peer refuses it on older versions). */
+    shardedSubscriptionMode?: 'AUTO' | 'ON' | 'OFF';
+  };
+  /** Sentinel mode: Redisson's `useSentinelServers()`. */
+  sentinel?: { masterName: string; sentinelAddresses: string[] };
   /** Config.setLockWatchdogTimeout, ms. */
   lockWatchdogTimeout?: number;
   /** Forward the JVM's stderr to ours (also enabled by JAVA_PEER_DEBUG=1). */
@@ -339,6 +347,8 @@ export class JavaPeer {
       await peer.waitReady(START_TIMEOUT_MS);
       const fields: Record<string, unknown> = { address: options.address };
       if (options.lockWatchdogTimeout !== undefined) fields['lockWatchdogTimeout'] = options.lockWatchdogTimeout;
+      if (options.cluster) fields['cluster'] = options.cluster;
+      if (options.sentinel) fields['sentinel'] = options.sentinel;
       const reply = await peer.request('connect', fields);
       const result = reply.result as { clientId?: string; version?: string } | null;
       peer.clientId = result?.clientId ?? '';

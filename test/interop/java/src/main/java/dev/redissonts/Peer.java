@@ -114,12 +114,27 @@ public final class Peer {
         }
     }
 
+    @SuppressWarnings("unchecked")
     private Map<String, Object> connect(Map<String, Object> req) {
         if (client != null) {
             throw new IllegalStateException("already connected");
         }
         Config config = new Config();
-        config.useSingleServer().setAddress(str(req, "address"));
+        Object cluster = req.get("cluster");
+        Object sentinel = req.get("sentinel");
+        if (cluster instanceof Map) {
+            configureCluster(config, (Map<String, Object>) cluster);
+        } else if (sentinel instanceof Map) {
+            Map<String, Object> s = (Map<String, Object>) sentinel;
+            var servers = config.useSentinelServers().setMasterName(str(s, "masterName"));
+            for (Object a : (List<Object>) s.get("sentinelAddresses")) {
+                servers.addSentinelAddress(String.valueOf(a));
+            }
+            // The harness's sentinels announce loopback addresses; Redisson's default check of the sentinel
+            // list is kept.
+        } else {
+            config.useSingleServer().setAddress(str(req, "address"));
+        }
         Object wd = req.get("lockWatchdogTimeout");
         if (wd instanceof Number) {
             config.setLockWatchdogTimeout(((Number) wd).longValue());
@@ -261,6 +276,31 @@ public final class Peer {
             t = t.getCause();
         }
         return t;
+    }
+
+    /**
+     * Cluster mode: node addresses, and shardedSubscriptionMode (AUTO / ON / OFF) where the version has it
+     * (3.29.0+; set through reflection so the one source compiles against every pinned version).
+     */
+    @SuppressWarnings("unchecked")
+    private static void configureCluster(Config config, Map<String, Object> c) {
+        var servers = config.useClusterServers();
+        for (Object a : (List<Object>) c.get("nodeAddresses")) {
+            servers.addNodeAddress(String.valueOf(a));
+        }
+        Object mode = c.get("shardedSubscriptionMode");
+        if (mode == null) {
+            return;
+        }
+        try {
+            Class<?> modeClass = Class.forName("org.redisson.config.ShardedSubscriptionMode");
+            Object value = modeClass.getMethod("valueOf", String.class).invoke(null, String.valueOf(mode));
+            servers.getClass().getMethod("setShardedSubscriptionMode", modeClass).invoke(servers, value);
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            throw new IllegalArgumentException("shardedSubscriptionMode is not in Redisson " + redissonVersion(), e);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String str(Map<String, Object> req, String key) {
