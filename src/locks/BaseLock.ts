@@ -137,7 +137,7 @@ export abstract class BaseLock<T = void> {
 
   /**
    * Acquires the lock, waiting as long as it takes. Redisson `lock()` / `lock(leaseTime, unit)`.
-   * @param leaseTime lease; omitted or `-1`: watchdog lease (`lockWatchdogTimeout`, renewed until unlock).
+   * `leaseTime`: the lease; omitted or `-1`: watchdog lease (`lockWatchdogTimeout`, renewed until unlock).
    * @throws RedisTimeoutError when the channel subscription is not confirmed within `subscriptionTimeout`.
    * @throws the signal's reason on abort; `RedissonShutdownError` when the client shuts down meanwhile.
    * @example await lock.lock(10, TimeUnit.SECONDS);

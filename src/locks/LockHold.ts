@@ -65,7 +65,7 @@ export class LockHold<T = void> implements AsyncDisposable {
   /**
    * Takes the lock again as the same owner (a reentrant hold, Redisson's re-entry by the same thread).
    * Release the returned hold too.
-   * @param leaseTime lease in ms; omitted or `-1`: the watchdog.
+   * `leaseTime`: the lease in ms; omitted or `-1`: the watchdog.
    */
   reenter(options: { leaseTime?: number; signal?: AbortSignal } = {}): Promise<LockHold<T>> {
     return this.#lock.reenter(this.threadId, options.leaseTime ?? -1, options.signal);

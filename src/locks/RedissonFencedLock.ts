@@ -40,7 +40,7 @@ export class RedissonFencedLock extends BaseLock<number> {
   /**
    * Acquires the lock, waiting as long as it takes, and returns its fencing token. Redisson
    * `lockAndGetToken()` / `lockAndGetTokenAsync(leaseTime, unit)`.
-   * @param leaseTime lease; omitted or `-1`: watchdog lease, renewed until unlock. (Java's blocking
+   * `leaseTime`: the lease; omitted or `-1`: watchdog lease, renewed until unlock. (Java's blocking
    *   `lockAndGetToken(leaseTime, unit)` ignores it; its async form, like this one, applies it.)
    * @returns the token: the counter's value after this acquisition.
    * @throws the signal's reason on abort; `RedissonShutdownError` when the client shuts down meanwhile.

@@ -76,7 +76,7 @@ export class RedissonMultiLock {
   /**
    * Acquires all members (a RedLock: a majority), waiting as long as it takes: rounds of `tryLock` with
    * Redisson's wait (`n × 1500` ms, or a random part of the lease). Redisson `lock()` / `lock(leaseTime, unit)`.
-   * @param leaseTime lease; omitted or `-1`: each member's watchdog.
+   * `leaseTime`: the lease; omitted or `-1`: each member's watchdog.
    * @throws QuorumError when a round failed because more members failed (down, slower than `nodeTimeout`)
    *   than may fail: waiting would not help (Redisson would retry forever).
    * @throws the signal's reason on abort; `RedissonShutdownError` when the client shuts down meanwhile.
