@@ -22,6 +22,8 @@ export interface ClientContext {
   ensureOpen(): void;
   /** The thread id of the current `runInThread` flow, if any. */
   currentThreadId(): number | undefined;
+  /** Warns once per client (unless `shortLeaseWarning: false`) when `leaseMs` is a lease below one second. */
+  noteLease(name: string, leaseMs: number): void;
   /** A fresh thread id, unique within this client. */
   allocateThreadId(): number;
   /**

@@ -10,7 +10,7 @@ import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor } from './commands.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
-import { isRedisInstance, requireName, requireThreadId, resolveOptions, type RedissonOptions, type ResolvedOptions } from './config.js';
+import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
 import { optionsFromConfig, type FromConfigOptions, type RedissonConfigSource } from './fromConfig.js';
@@ -100,6 +100,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
   #shutdown: Promise<void> | null = null;
+  #shortLeaseWarned = false;
 
   private constructor(options: ResolvedOptions) {
     super();
@@ -163,6 +164,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       holds: this.#holds,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
+      noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),
       allocateThreadId,
       trackWaiter: (abort) => {
         this.#waiters.add(abort);
@@ -429,6 +431,18 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
 
   #ensureOpen(): void {
     if (this.#shutdown) throw new RedissonShutdownError();
+  }
+
+  // Once per client: `lock(30)` is a 30 ms lease here as in Redisson, rarely what a caller porting
+  // `lock(30, TimeUnit.SECONDS)` or thinking in seconds meant.
+  #noteLease(name: string, leaseMs: number): void {
+    if (leaseMs <= 0 || leaseMs >= SHORT_LEASE_MS || this.#shortLeaseWarned || !this.#options.shortLeaseWarning) return;
+    this.#shortLeaseWarned = true;
+    process.emitWarning(
+      `redisson-ts: "${name}" was given a lease of ${leaseMs} ms. Times are milliseconds unless a TimeUnit follows ` +
+        `(lock(30, TimeUnit.SECONDS)); pass shortLeaseWarning: false to Redisson.create if sub-second leases are meant.`,
+      { code: 'REDISSON_TS_SHORT_LEASE' },
+    );
   }
 
   #reportLost(lost: LostLock): void {

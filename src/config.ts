@@ -59,6 +59,13 @@ export interface RedissonOptions {
    * @default identity
    */
   nameMapper?: NameMapper;
+  /**
+   * Warn once per client (a `process` warning, code `REDISSON_TS_SHORT_LEASE`) when a lock is given a lease
+   * below one second: times are milliseconds unless a `TimeUnit` follows, so `lock(30)` is a 30 ms lease,
+   * not Java's `lock(30, TimeUnit.SECONDS)`. Set `false` where sub-second leases are meant.
+   * @default true
+   */
+  shortLeaseWarning?: boolean;
 }
 
 /** Options after defaults were applied and every value validated. */
@@ -72,6 +79,7 @@ export interface ResolvedOptions {
   readonly timeout: number;
   readonly retryAttempts: number;
   readonly nameMapper: NameMapper;
+  readonly shortLeaseWarning: boolean;
 }
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
@@ -84,7 +92,17 @@ export const DEFAULTS = Object.freeze({
   subscriptionTimeout: 7_500,
   timeout: 3_000,
   retryAttempts: 4,
+  shortLeaseWarning: true,
 });
+
+/**
+ * Smallest `lockWatchdogTimeout` accepted (ms). Below it the watchdog would renew more than ten times a
+ * second per lock, and the value is almost always seconds given where Redisson wants milliseconds.
+ */
+export const MIN_WATCHDOG_TIMEOUT_MS = 300;
+
+/** Leases below this (ms) get the one-time {@link RedissonOptions.shortLeaseWarning}. */
+export const SHORT_LEASE_MS = 1_000;
 
 /** Largest number of milliseconds accepted anywhere (exact in a JS number, far below Redis's limits). */
 export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
@@ -93,7 +111,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -243,6 +261,10 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
     throw new TypeError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
   }
+  const shortLeaseWarning = given('shortLeaseWarning', DEFAULTS.shortLeaseWarning);
+  if (typeof shortLeaseWarning !== 'boolean') {
+    throw new TypeError(`Expected \`shortLeaseWarning\` to be a boolean, got ${describeValue(shortLeaseWarning)}`);
+  }
   const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
   if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
     throw new TypeError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
@@ -251,7 +273,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     redis,
     lockOwnership,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
-    lockWatchdogTimeout: requireInteger(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout), 'lockWatchdogTimeout', 3, 3 * MAX_TIMER_MS),
+    lockWatchdogTimeout: requireWatchdogTimeout(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout)),
     lockWatchdogBatchSize: requireInteger(given('lockWatchdogBatchSize', DEFAULTS.lockWatchdogBatchSize), 'lockWatchdogBatchSize', 1, 10_000),
     // 0 is valid, as in Redisson: a waiter is then dropped as soon as its predecessor's deadline passes.
     fairLockWaitTimeout: requireInteger(given('fairLockWaitTimeout', DEFAULTS.fairLockWaitTimeout), 'fairLockWaitTimeout', 0),
@@ -260,7 +282,23 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
     nameMapper: nameMapper as NameMapper,
+    shortLeaseWarning,
   });
+}
+
+/**
+ * A watchdog timeout in Redisson's unit (ms), at least {@link MIN_WATCHDOG_TIMEOUT_MS}; at most three times
+ * `setTimeout`'s ceiling, since renewal runs every third of it.
+ */
+function requireWatchdogTimeout(value: unknown): number {
+  const ms = requireInteger(value, 'lockWatchdogTimeout', 1, 3 * MAX_TIMER_MS);
+  if (ms < MIN_WATCHDOG_TIMEOUT_MS) {
+    throw new RangeError(
+      `\`lockWatchdogTimeout\` is in milliseconds, as in Redisson, and must be at least ${MIN_WATCHDOG_TIMEOUT_MS}; got ${ms}` +
+        ` (${Math.ceil(3_000 / ms)} renewal scripts a second per lock). For ${ms} seconds pass ${ms * 1_000}.`,
+    );
+  }
+  return ms;
 }
 
 /**

@@ -18,7 +18,7 @@ import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { LockHold } from './LockHold.js';
 import { HoldLedger } from './HoldLedger.js';
-import { parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 
 /** What an acquisition yields, and whose hold it is. */
 export interface Held<T> {
@@ -149,6 +149,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked((call) => {
       const { times, options } = parseTimes('lock', args, ['leaseTime']);
       this.ctx.ensureOpen();
+      noteLease(this.ctx, this.#name, times[0] ?? -1);
       return this.acquireWith(-1, times[0] ?? -1, options, call).then(() => undefined);
     });
   }
@@ -169,6 +170,7 @@ export abstract class BaseLock<T = void> {
       const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
       this.ctx.ensureOpen();
       const [waitTime, leaseTime = -1] = times;
+      noteLease(this.ctx, this.#name, leaseTime);
       // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
       // Redisson's elapsed-time check makes it.
       return this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call).then((r) => r !== null);
@@ -189,6 +191,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked(async (call) => {
       const { leaseMs, owner } = parseHoldOptions('acquire', options, false);
       this.ctx.ensureOpen();
+      noteLease(this.ctx, this.#name, leaseMs);
       return this.#hold((await this.acquireWith(-1, leaseMs, owner, call)) as Held<T>, leaseMs);
     });
   }
@@ -201,6 +204,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked(async (call) => {
       const { leaseMs, waitMs, owner } = parseHoldOptions('tryAcquire', options, true);
       this.ctx.ensureOpen();
+      noteLease(this.ctx, this.#name, leaseMs);
       const held = await this.acquireWith(waitMs, leaseMs, owner, call);
       return held === null ? null : this.#hold(held, leaseMs);
     });

@@ -9,7 +9,7 @@ import { fencedLockTokenName, lockChannelName } from '../keys.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
-import { parseTimes, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseTimes, type WaitOptions } from './lockArgs.js';
 import { lockForceUnlock, lockUnlockInner } from './RLock.js';
 
 /**
@@ -52,6 +52,7 @@ export class RedissonFencedLock extends BaseLock<number> {
   async lockAndGetToken(...args: unknown[]): Promise<number> {
     const { times, options } = parseTimes('lockAndGetToken', args, ['leaseTime']);
     this.ctx.ensureOpen();
+    noteLease(this.ctx, this.getName(), times[0] ?? -1);
     // An unlimited wait (Java's Long.MAX_VALUE ms): the loop waits per retry delay, never one huge timer.
     const result = await this.acquireWith(-1, times[0] ?? -1, options);
     if (result === null) throw new Error('unreachable: an unlimited wait ended without the lock');
@@ -75,6 +76,7 @@ export class RedissonFencedLock extends BaseLock<number> {
     const { times, options } = parseTimes('tryLockAndGetToken', args, ['waitTime', 'leaseTime']);
     this.ctx.ensureOpen();
     const [waitTime, leaseTime = -1] = times;
+    noteLease(this.ctx, this.getName(), leaseTime);
     return (await this.acquireWith(waitTime ?? 0, leaseTime, options))?.value ?? null;
   }
 

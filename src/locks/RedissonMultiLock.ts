@@ -7,7 +7,7 @@ import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';
 import { QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
-import { parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 import { acquireMembers, withTimeout, type MultiLockMember, type RoundOutcome } from './multiLockRound.js';
 
 export type { MultiLockMember } from './multiLockRound.js';
@@ -24,7 +24,7 @@ export interface MultiLockOptions {
 }
 
 /** What a multilock needs of the client that made it: owner ids, and its shutdown. */
-export type MultiLockHost = Pick<ClientContext, 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen'>;
+export type MultiLockHost = Pick<ClientContext, 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen' | 'noteLease'>;
 
 /** Redisson's response timeout default, the per-node timeout when no lease bounds it. */
 const DEFAULT_NODE_TIMEOUT_MS = 3_000;
@@ -73,6 +73,11 @@ export class RedissonMultiLock {
     return this.#threadId;
   }
 
+  // What the short-lease warning calls this lock: its members' names.
+  #label(): string {
+    return `MultiLock(${this.#members.map((m) => m.getName()).join(', ')})`;
+  }
+
   /**
    * Acquires all members (a RedLock: a majority), waiting as long as it takes: rounds of `tryLock` with
    * Redisson's wait (`n × 1500` ms, or a random part of the lease). Redisson `lock()` / `lock(leaseTime, unit)`.
@@ -88,6 +93,7 @@ export class RedissonMultiLock {
     const { times, options } = parseTimes('lock', args, ['leaseTime']);
     this.#host.ensureOpen();
     const leaseMs = times[0] ?? -1;
+    noteLease(this.#host, this.#label(), leaseMs);
     for (;;) {
       const outcome = await this.#acquire(roundWait(this.#members.length, leaseMs), leaseMs, options, true);
       if (outcome.acquired) return;
@@ -110,6 +116,7 @@ export class RedissonMultiLock {
     const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
     this.#host.ensureOpen();
     const [waitMs = -1, leaseMs = -1] = times;
+    noteLease(this.#host, this.#label(), leaseMs);
     return (await this.#acquire(waitMs, leaseMs, options)).acquired;
   }
 

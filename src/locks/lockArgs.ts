@@ -85,3 +85,22 @@ export function parseOwnerOptions(options: unknown, what = 'owner options'): Own
   if (options === undefined) return {};
   return validateOptions(options, what, OWNER_KEYS);
 }
+
+// Nonzero while a MultiLock asks a member: the member's lease is derived from the MultiLock's times
+// (twice the wait), so the short-lease notice belongs to the caller's own lease, noted by the MultiLock.
+let quietLeaseCalls = 0;
+
+/** Runs the synchronous part of `call` (where a lock method notes its lease) without the short-lease notice. */
+export function withoutLeaseNotice<R>(call: () => R): R {
+  quietLeaseCalls++;
+  try {
+    return call();
+  } finally {
+    quietLeaseCalls--;
+  }
+}
+
+/** Passes a caller's lease to the client's one-time short-lease warning, unless inside {@link withoutLeaseNotice}. */
+export function noteLease(host: { noteLease(name: string, leaseMs: number): void }, name: string, leaseMs: number): void {
+  if (quietLeaseCalls === 0) host.noteLease(name, leaseMs);
+}

@@ -7,7 +7,7 @@
  */
 import { RedisTimeoutError, type NodeVote } from '../errors.js';
 import { TimeUnit } from '../TimeUnit.js';
-import type { OwnerOptions, WaitOptions } from './lockArgs.js';
+import { withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 
 /**
  * What a MultiLock needs of a member lock: any lock of the family (today `RLock`), from any client.
@@ -100,7 +100,7 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
     const wait = p.waitMs <= 0 && p.leaseMs <= 0 ? -1 : Math.floor(Math.min(slice, remain));
     let granted = false;
     try {
-      granted = await askMember(member, wait, p, (signal) => member.tryLock(wait, memberLease, MS, { threadId, signal }));
+      granted = await askMember(member, wait, p, (signal) => withoutLeaseNotice(() => member.tryLock(wait, memberLease, MS, { threadId, signal })));
       votes[i] = vote(i, member, granted ? 'granted' : 'refused');
     } catch (error) {
       touched.add(i);

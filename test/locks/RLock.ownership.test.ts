@@ -207,3 +207,44 @@ it('the client is a node:events EventEmitter: events.once() works, reconnecting 
   const [delay] = (await reconnecting) as [number];
   expect(typeof delay).toBe('number');
 });
+
+it('warns once per client on a lease below one second, naming the lock and the opt-out; not for derived MultiLock member leases', async () => {
+  const name = uniqueName();
+  const client = suite.clients.client({ shortLeaseWarning: true });
+  const lock = client.getLock(name);
+  const raw = suite.clients.raw();
+  const first = await warningsDuring('REDISSON_TS_SHORT_LEASE', async () => {
+    await lock.lock(30);
+    expect(await raw.pttl(name)).toBeLessThanOrEqual(30); // still Redisson's unit: a 30 ms lease
+    await lock.unlock();
+    await lock.tryLock(0, 50); // a second short lease on the same client: no second warning
+    await lock.unlock();
+  });
+  expect(first).toHaveLength(1);
+  expect(first[0]).toMatch(new RegExp(`"${name}" was given a lease of 30 ms\\. Times are milliseconds unless a TimeUnit follows .*shortLeaseWarning: false`));
+
+  // Leases of a second or more, watchdog leases, and a client that opted out: no warning.
+  const quiet = await warningsDuring('REDISSON_TS_SHORT_LEASE', async () => {
+    const other = suite.clients.client({ shortLeaseWarning: true }).getLock(uniqueName());
+    await other.lock(1_000);
+    await other.unlock();
+    await (await other.acquire()).release();
+    const optedOut = suite.clients.client({ shortLeaseWarning: false }).getLock(uniqueName());
+    await optedOut.lock(5);
+    // A MultiLock with a 10 s lease asks its members for twice its 100 ms wait (200 ms): not the caller's lease.
+    const members = suite.clients.client({ shortLeaseWarning: true });
+    const multi = members.getMultiLock(members.getLock(uniqueName()), members.getLock(uniqueName()));
+    expect(await multi.tryLock(100, 10_000)).toBe(true);
+    await multi.unlock();
+  });
+  expect(quiet).toEqual([]);
+
+  const multiClient = suite.clients.client({ shortLeaseWarning: true });
+  const [a, b] = [uniqueName(), uniqueName()];
+  const multiWarned = await warningsDuring('REDISSON_TS_SHORT_LEASE', async () => {
+    const multi = multiClient.getMultiLock(multiClient.getLock(a), multiClient.getLock(b));
+    await multi.lock(500);
+    await multi.unlock();
+  });
+  expect(multiWarned).toEqual([expect.stringContaining(`"MultiLock(${a}, ${b})" was given a lease of 500 ms`)]);
+});

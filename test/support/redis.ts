@@ -75,7 +75,8 @@ export class Clients {
   ) {}
 
   client(options: RedissonOptions = {}): Redisson {
-    const c = Redisson.create({ redis: this.url, ...this.defaults, ...options });
+    // Suites use sub-second leases on purpose; the one-time warning about them has its own test.
+    const c = Redisson.create({ redis: this.url, shortLeaseWarning: false, ...this.defaults, ...options });
     this.#clients.push(c);
     return c;
   }

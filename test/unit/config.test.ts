@@ -10,6 +10,8 @@ describe('options', () => {
     expect(o).toMatchObject({ lockWatchdogTimeout: 30_000, lockWatchdogBatchSize: 100, subscriptionTimeout: 7_500, timeout: 3_000, retryAttempts: 4 });
     expect(Object.isFrozen(o)).toBe(true);
     expect(Object.isFrozen(DEFAULTS)).toBe(true);
+    expect(resolveOptions({ lockWatchdogTimeout: 300 }).lockWatchdogTimeout).toBe(300);
+    expect(o.shortLeaseWarning).toBe(true);
   });
 
   it.each([
@@ -17,6 +19,10 @@ describe('options', () => {
     [{ lockWatchdogTimeout: 1.5 }, RangeError, /finite integer/],
     [{ lockWatchdogTimeout: Infinity }, RangeError, /finite integer/],
     [{ lockWatchdogTimeout: 0 }, RangeError, /between/],
+    // Seconds where Redisson wants milliseconds: named, with the value meant.
+    [{ lockWatchdogTimeout: 30 }, RangeError, /in milliseconds, as in Redisson, and must be at least 300; got 30 \(100 renewal scripts a second per lock\)\. For 30 seconds pass 30000\./],
+    [{ lockWatchdogTimeout: 299 }, RangeError, /at least 300; got 299/],
+    [{ shortLeaseWarning: 'no' }, TypeError, /`shortLeaseWarning` to be a boolean/],
     [{ lockWatchdogBatchSize: 0 }, RangeError, /lockWatchdogBatchSize/],
     [{ redis: 'http://localhost' }, TypeError, /redis:\/\//],
     [{ redis: 'not a url' }, TypeError, /redis:\/\//],
@@ -200,7 +206,7 @@ describe('options objects (issue 8, defect 7)', () => {
     expect(resolveOptions({ timeout: undefined } as never).timeout).toBe(3_000);
   });
 
-  it.each(['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper'])(
+  it.each(['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning'])(
     'rejects `%s: null` instead of taking the default (null for `redis` would silently mean localhost)',
     (key) => {
       expect(() => Redisson.create({ [key]: null })).toThrow(TypeError);

@@ -31,7 +31,7 @@ export const redlockBuyer: BuyerFactory = (spec, onLostLock) => {
   // A node that is down must cost a failed vote at once, not a queue of retries.
   const clients = urls.map((url) => {
     const { hostname, port } = new URL(url);
-    return Redisson.create({ redis: { host: hostname, port: Number(port), maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 20 } });
+    return Redisson.create({ redis: { host: hostname, port: Number(port), maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 20 }, shortLeaseWarning: false });
   });
   const ready = Promise.all(clients.map((c) => (c.redis.status === 'ready' ? Promise.resolve([]) : once(c.redis, 'ready'))));
   return {
