@@ -32,11 +32,13 @@ function gate(): { readonly promise: Promise<void>; readonly open: () => void } 
 }
 
 describe('RLock across processes', () => {
-  it('testConcurrency_MultiProcess: 3 processes × 2 clients × 2 workers never overlap and lose no increment', async () => {
+  it.each([
+    { title: 'testConcurrency_MultiProcess: 3 processes × 2 clients × 2 workers (an object each)', CLIENTS: 2, WORKERS: 2, sharedObject: false },
+    // Issue 9's shared-object pattern across processes: in each process one object, five concurrent flows.
+    { title: 'one shared RLock object per process, 5 concurrent flows on it, 3 processes', CLIENTS: 1, WORKERS: 5, sharedObject: true },
+  ])('$title: never overlap and lose no increment', async ({ CLIENTS, WORKERS, sharedObject }) => {
     const PROCESSES = 3;
-    const CLIENTS = 2;
-    const WORKERS = 2;
-    const ITERATIONS = 25;
+    const ITERATIONS = sharedObject ? 15 : 25;
     const total = PROCESSES * CLIENTS * WORKERS * ITERATIONS;
     const name = uniqueName();
     const counterKey = `${name}:counter`;
@@ -52,6 +54,7 @@ describe('RLock across processes', () => {
         clients: CLIENTS,
         workers: WORKERS,
         iterations: ITERATIONS,
+        sharedObject,
         // Long enough that a loaded machine never loses a lease; releases publish, so it costs nothing.
         lockWatchdogTimeout: 5_000,
       }),

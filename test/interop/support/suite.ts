@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalMonitorStateError, lockChannelName, type Redisson, type RLock } from '../../../src/index.js';
+import { forkCounter, killWorkers } from '../../fixtures/processes.js';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../../support/redis.js';
 import { javaAvailable, JavaPeer, JavaPeerError } from '../JavaPeer.js';
 import { javaMissingPlaceholder } from './placeholder.js';
@@ -49,6 +50,9 @@ const HANG_GUARD_MS = 10_000;
 /** The short `lockWatchdogTimeout` of the watchdog and crash scenarios (renewal every 500 ms). */
 const SHORT_WATCHDOG_MS = 1_500;
 const LOAD_ITERATIONS = 50;
+/** Flows sharing one RLock object per process, and each flow's (and the Java thread's) iterations. */
+const SHARED_FLOWS = 5;
+const SHARED_ITERATIONS = 10;
 
 const HOLDER_SCRIPT = fileURLToPath(new URL('./holder.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -539,6 +543,72 @@ export function defineInteropSuite(version: string): void {
       expect(await raw.get(counter)).toBe(String(4 * LOAD_ITERATIONS));
       expect(await raw.exists(name)).toBe(0);
     });
+
+    row(
+      'shared-object',
+      `One RLock object shared by ${SHARED_FLOWS} concurrent flows (default ownership) here and in each of 2 more OS processes, with a Java thread: critical sections never interleave, no increment lost`,
+    );
+
+    check('shared-object', 'both', "Java's `private final RLock` pattern in Node: flows sharing one object exclude each other and a Java thread", async () => {
+      const name = plainName();
+      const counterKey = `${name}:counter`;
+      const logKey = `${name}:log`;
+      const workers = [0, 1].map(() =>
+        forkCounter({ url: redis.url, name, counterKey, logKey, clients: 1, workers: SHARED_FLOWS, iterations: SHARED_ITERATIONS, sharedObject: true, lockWatchdogTimeout: 5_000 }),
+      );
+      try {
+        await Promise.all(workers.map((w) => w.next('ready', 60_000)));
+        const conn = clients.raw();
+        // The same critical section as the workers': logged entry, a widened read-modify-write, logged exit.
+        const section = async (id: string): Promise<void> => {
+          await conn.rpush(logKey, `enter:${id}`);
+          const value = Number((await conn.get(counterKey)) ?? '0');
+          await sleep(1);
+          await conn.set(counterKey, String(value + 1));
+          await conn.rpush(logKey, `exit:${id}`);
+        };
+        const javaThread = async (): Promise<void> => {
+          for (let i = 0; i < SHARED_ITERATIONS; i++) {
+            await jcall(peer, name, 'lock', [], 'shared-1');
+            try {
+              await section(`java:shared-1:${i}`);
+            } finally {
+              await jcall(peer, name, 'unlock', [], 'shared-1');
+            }
+          }
+        };
+        const shared = clients.client().getLock(name); // one object, default ownership
+        const flow = async (f: number): Promise<void> => {
+          for (let i = 0; i < SHARED_ITERATIONS; i++) {
+            await shared.lock();
+            try {
+              await section(`ts:${f}:${i}`);
+            } finally {
+              await shared.unlock();
+            }
+          }
+        };
+        for (const w of workers) w.send({ type: 'go' });
+        await within(
+          Promise.all([javaThread(), ...Array.from({ length: SHARED_FLOWS }, (_, f) => flow(f)), ...workers.map((w) => w.next('done', 120_000))]),
+          120_000,
+          'shared-object flows',
+        );
+        const owners = 3 * SHARED_FLOWS + 1;
+        expect(await raw.get(counterKey)).toBe(String(owners * SHARED_ITERATIONS));
+        const log = await raw.lrange(logKey, 0, -1);
+        expect(log).toHaveLength(owners * SHARED_ITERATIONS * 2);
+        // Strict alternation enter:X, exit:X over all sixteen owners: no section began inside another.
+        for (let i = 0; i < log.length; i += 2) {
+          expect(log[i]).toMatch(/^enter:/);
+          expect(log[i + 1]).toBe(String(log[i]).replace(/^enter:/, 'exit:'));
+        }
+        expect(log.filter((e) => e.startsWith('enter:java:'))).toHaveLength(SHARED_ITERATIONS);
+        expect(await raw.exists(name)).toBe(0);
+      } finally {
+        await killWorkers();
+      }
+    }, 150_000);
 
     // -------------------------------------------------------------------------- wire state
     /** Runs `steps` on Java and on ours (fresh names), and returns both step records. */
