@@ -1,11 +1,13 @@
 /**
  * `redisson-ts inspect <name>`: who holds a lock, read straight from Redis with the wire layout of
  * PROTOCOL.md §0/§2 (hash `N`, field `<clientUUID>:<threadId>` → hold count, PTTL = lease, channel
- * `redisson_lock__channel:{N}`). Later primitives add their own sections (queue, permits, count).
+ * `redisson_lock__channel:{N}`), and the rest of the family's layouts (./inspectFamily.ts): a FairLock's
+ * queue, a FencedLock's token, a ReadWriteLock's mode and read leases, a semaphore's permits, a latch's count.
  */
 import type { Redis } from 'ioredis';
 import { lockChannelName } from '../keys.js';
 import { parse } from './args.js';
+import { channelOf, detectPrimitive, INSPECT_KINDS, readFamily, type FamilyInfo, type InspectKind } from './inspectFamily.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';
 import { openTarget } from './redisTarget.js';
 
@@ -13,10 +15,16 @@ export const INSPECT_HELP = `Usage: redisson-ts inspect <name> [options]
 
 Shows who holds the Redisson lock <name>: each owner (client UUID and thread id, as Java Redisson and
 redisson-ts write them), its hold count, the lock's remaining lease, and its unlock channel with the
-number of subscribers (clients waiting for it). Control characters in names and fields are shown
-escaped (\\x1b, \\n; a backslash as \\\\), so a hostile name cannot forge lines on the terminal.
+number of subscribers (clients waiting for it). The rest of the family is read from the keys beside
+<name>: a FairLock's queue with each waiter's deadline, a FencedLock's last token, a ReadWriteLock's
+mode, writer and readers with each read hold's lease, a semaphore's available permits (and a
+PermitExpirableSemaphore's leased permits with their expiry), a CountDownLatch's count. Control
+characters in names and fields are shown escaped (\\x1b, \\n; a backslash as \\\\), so a hostile
+name cannot forge lines on the terminal.
 
 Options:
+  --kind KIND   ${INSPECT_KINDS.join(' | ')} (default auto: from the keys present; a bare
+                number is a semaphore or a latch, told apart by the channel its waiters use)
   --redis URL   Redis to read (default: $REDIS_URL, else redis://127.0.0.1:6379)
   --json        print the same as one JSON object
   -h, --help    show this help`;
@@ -34,7 +42,7 @@ export interface LockOwner {
 }
 
 /** Everything `inspect` reports about one name. */
-export interface LockInfo {
+export interface LockInfo extends FamilyInfo {
   readonly name: string;
   /** Redis type of the key: `hash` for a Redisson lock, `none` when unlocked. */
   readonly type: string;
@@ -60,16 +68,19 @@ export function parseOwnerField(field: string, value: string): LockOwner {
   };
 }
 
-/** Reads the lock `name` (raw name, no NameMapper) from Redis. */
-export async function readLockInfo(redis: Redis, name: string): Promise<LockInfo> {
-  const channel = lockChannelName(name);
+/** Reads `name` (raw name, no NameMapper) from Redis, as `kind` or as its keys say. */
+export async function readLockInfo(redis: Redis, name: string, kind: InspectKind = 'auto'): Promise<LockInfo> {
   const type = await redis.type(name);
+  const detected = await detectPrimitive(redis, name, type, kind);
+  const channel = channelOf(detected.primitive, name, lockChannelName(name));
   const [ttlMs, numsub] = await Promise.all([redis.pttl(name), redis.pubsub('NUMSUB', channel)]);
   const subscribers = Number(numsub[1] ?? 0);
-  const base = { name, type, ttlMs, channel, subscribers };
+  const fields = type === 'hash' ? await redis.hgetall(name) : {};
+  const family = await readFamily(redis, name, detected.primitive, fields);
+  const base = { name, type, ttlMs, channel, subscribers, primitive: detected.primitive, ...(detected.ambiguous ? { ambiguous: detected.ambiguous } : {}), ...family };
   if (type === 'hash') {
-    const fields = await redis.hgetall(name);
-    return { ...base, owners: Object.entries(fields).map(([f, v]) => parseOwnerField(f, v)) };
+    const owners = Object.entries(fields).filter(([f]) => !(detected.primitive === 'readWriteLock' && f === 'mode'));
+    return { ...base, owners: owners.map(([f, v]) => parseOwnerField(f, v)) };
   }
   if (type === 'string') return { ...base, owners: [], value: (await redis.get(name)) ?? '' };
   return { ...base, owners: [] };
@@ -104,10 +115,85 @@ function ttlText(ttlMs: number): string {
   return `${ttlMs} ms`;
 }
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** `…:write` fields are a ReadWriteLock's writer; the owner is the field without that suffix. */
+function ownerLine(o: LockOwner, readWrite: boolean, leases?: readonly { ttlMs: number }[]): string {
+  const write = readWrite && o.field.endsWith(':write');
+  const owner = write ? parseOwnerField(o.field.slice(0, -':write'.length), String(o.holdCount ?? '')) : o;
+  const thread = owner.threadId === null ? '(not a <uuid>:<threadId> field)' : `thread ${owner.threadId}`;
+  const verb = !readWrite ? 'holds' : write ? 'writes' : 'reads';
+  const leaseText = leases && leases.length > 0 ? `  leases ${leases.map((l) => ttlText(l.ttlMs)).join(', ')}` : '';
+  return `  owner    client ${escapeControl(owner.clientId)}  ${thread}  ${verb} ${o.holdCount ?? quote(o.field)}${leaseText}`;
+}
+
+const KIND_LABEL: Readonly<Record<string, string>> = { fairLock: 'fair lock', fencedLock: 'fenced lock', readWriteLock: 'read-write lock' };
+
+/** The report of the non-RLock primitives; null for an RLock (and anything read as one). */
+function formatFamily(info: LockInfo, name: string): string[] | null {
+  const lines: string[] = [];
+  const ttl = (): void => {
+    if (info.type !== 'none') lines.push(`  ttl      ${ttlText(info.ttlMs)}`);
+  };
+  switch (info.primitive) {
+    case 'fairLock':
+    case 'fencedLock':
+    case 'readWriteLock': {
+      const label = KIND_LABEL[info.primitive] as string;
+      const readWrite = info.primitive === 'readWriteLock';
+      if (info.type === 'hash') {
+        const mode = readWrite ? `${info.mode ?? 'unknown'} mode, ` : '';
+        lines.push(`${label} '${name}': ${mode}held by ${plural(info.owners.length, 'owner')}`);
+        for (const o of info.owners) lines.push(ownerLine(o, readWrite, info.readLeases?.[o.field]));
+      } else if (info.type === 'none') {
+        lines.push(`${label} '${name}': not locked (no key)`);
+      } else {
+        return null;
+      }
+      ttl();
+      if (info.primitive === 'fencedLock') lines.push(`  token    ${info.token ?? 0} (the last issued; the next acquisition draws ${(info.token ?? 0) + 1})`);
+      if (info.primitive === 'fairLock') {
+        const queue = info.queue ?? [];
+        lines.push(`  queue    ${queue.length === 0 ? 'empty' : plural(queue.length, 'waiter')}`);
+        queue.forEach((w, i) => {
+          const o = parseOwnerField(w.field, '');
+          const deadline = w.deadlineInMs === null ? 'no deadline entry' : w.deadlineInMs >= 0 ? `deadline in ${w.deadlineInMs} ms` : `deadline passed ${-w.deadlineInMs} ms ago`;
+          lines.push(`    ${i + 1}. client ${escapeControl(o.clientId)}  thread ${o.threadId ?? '?'}  ${deadline}  own channel subscribers ${w.subscribers}`);
+        });
+      }
+      return lines;
+    }
+    case 'semaphore':
+    case 'permitExpirableSemaphore': {
+      const leased = info.leasedPermits ?? [];
+      const label = info.primitive === 'semaphore' ? 'semaphore' : 'permit-expirable semaphore';
+      const extra = info.primitive === 'semaphore' ? '' : `, ${leased.length} leased`;
+      lines.push(`${label} '${name}': ${plural(info.permits ?? 0, 'permit')} available${extra}${info.type === 'none' ? ' (no key)' : ''}`);
+      for (const p of leased) lines.push(`  permit   ${p.permitId}  ${p.expiresInMs === null ? 'never expires' : p.expiresInMs >= 0 ? `expires in ${p.expiresInMs} ms` : `expired ${-p.expiresInMs} ms ago (returned at the next acquire)`}`);
+      ttl();
+      return lines;
+    }
+    case 'countDownLatch':
+      lines.push(`count-down latch '${name}': ${(info.count ?? 0) > 0 ? `count ${info.count}` : 'open (count 0)'}${info.type === 'none' ? ' (no key)' : ''}`);
+      ttl();
+      return lines;
+    default:
+      if (info.ambiguous) {
+        lines.push(`'${name}' holds the number ${escapeControl(info.value ?? '')}: a semaphore's available permits or a count-down latch's count;`);
+        lines.push(`  no waiters on either channel tell which: pass --kind semaphore or --kind latch`);
+        ttl();
+        return lines;
+      }
+      return null;
+  }
+}
+
 /** The human-readable report; every string read from Redis or argv goes through {@link escapeControl}. */
 export function formatLockInfo(info: LockInfo): string {
-  const lines: string[] = [];
   const name = escapeControl(info.name);
+  const family = formatFamily(info, name);
+  if (family) return [...family, `  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`].join('\n');
+  const lines: string[] = [];
   if (info.type === 'none') {
     lines.push(`lock '${name}': not locked (no key)`);
   } else if (info.type === 'hash') {
@@ -131,7 +217,7 @@ export function formatLockInfo(info: LockInfo): string {
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse({
     args: [...args],
-    options: { redis: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { redis: { type: 'string' }, kind: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
     allowPositionals: true,
   });
   if (values.help) {
@@ -141,9 +227,13 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
   const [name, ...extra] = positionals;
   if (name === undefined || name === '') throw new UsageError('inspect: missing lock <name>');
   if (extra.length > 0) throw new UsageError(`inspect: unexpected argument '${escapeControl(extra[0] ?? '')}'`);
+  const kind = values.kind ?? 'auto';
+  if (!(INSPECT_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(`inspect: --kind must be one of ${INSPECT_KINDS.join(', ')}; got '${escapeControl(kind)}'`);
+  }
   const target = await openTarget(values.redis, io, false);
   try {
-    const info = await readLockInfo(target.redis, name);
+    const info = await readLockInfo(target.redis, name, kind as InspectKind);
     io.stdout.write(values.json ? `${JSON.stringify(info, null, 2)}\n` : `${formatLockInfo(info)}\n`);
     return EXIT_OK;
   } finally {
