@@ -61,6 +61,20 @@ export class RedissonShutdownError extends RedissonError {
 export class IllegalStateError extends RedissonError {}
 
 /**
+ * A PermitExpirableSemaphore permit that is not held — unknown, already released, or expired — was released
+ * or asked about; Redisson throws `IllegalArgumentException` with the same message.
+ */
+export class PermitNotHeldError extends RedissonError {
+  /** The ids the call named. */
+  readonly permitIds: readonly string[];
+
+  constructor(message: string, permitIds: readonly string[]) {
+    super(message);
+    this.permitIds = permitIds;
+  }
+}
+
+/**
  * Redis could not be reached within `timeout`: the command was not sent (it did not run). Carries the
  * address and, as `cause`, the connection's last error (ECONNREFUSED, …).
  */

@@ -26,6 +26,7 @@ export { readLockTimeoutPrefix, readWriteLockChannelName, writeLockFieldName } f
 export { RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
 export { RedissonRedLock } from './locks/RedissonRedLock.js';
 export { RSemaphore } from './sync/RSemaphore.js';
+export { NON_EXPIRABLE_SCORE, RPermitExpirableSemaphore, type PermitId } from './sync/RPermitExpirableSemaphore.js';
 export { RCountDownLatch } from './sync/RCountDownLatch.js';
 export { MAX_PERMITS, type SignalOptions } from './sync/syncArgs.js';
 export { countDownLatchChannelName, semaphoreChannelName } from './keys.js';
@@ -47,6 +48,7 @@ export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.j
 export {
   ConnectionLostError,
   IllegalStateError,
+  PermitNotHeldError,
   RedisConnectionError,
   IllegalMonitorStateError,
   LockLostError,

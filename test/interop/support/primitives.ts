@@ -10,6 +10,7 @@ import { spinLockScenarios } from './spinLock.js';
 import { readWriteLockScenarios } from './readWriteLock.js';
 import { semaphoreScenarios } from './semaphore.js';
 import { countDownLatchScenarios } from './countDownLatch.js';
+import { permitExpirableSemaphoreScenarios } from './permitExpirableSemaphore.js';
 
 export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   fencedLockScenarios,
@@ -18,5 +19,6 @@ export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   readWriteLockScenarios,
   fairLockScenarios,
   semaphoreScenarios,
+  permitExpirableSemaphoreScenarios,
   countDownLatchScenarios,
 ];

@@ -31,6 +31,7 @@ public final class Handlers {
         CLASSES.put("writeLock", "dev.redissonts.handlers.ReadWriteLockHandler$Write");
         CLASSES.put("semaphore", "dev.redissonts.handlers.SemaphoreHandler");
         CLASSES.put("countDownLatch", "dev.redissonts.handlers.CountDownLatchHandler");
+        CLASSES.put("permitExpirableSemaphore", "dev.redissonts.handlers.PermitExpirableSemaphoreHandler");
     }
 
     private final Map<String, PrimitiveHandler> loaded = new LinkedHashMap<>();
