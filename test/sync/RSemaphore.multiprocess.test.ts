@@ -1,5 +1,5 @@
 /**
- * Multi-process exactness of RSemaphore under kill -9: five OS processes (test/fixtures/semaphoreWorker.ts)
+ * Multi-process exactness of RSemaphore (and of RPermitExpirableSemaphore, last test) under kill -9: five OS processes (test/fixtures/semaphoreWorker.ts)
  * loop over a semaphore of 3 permits; two of them are killed while holding a permit (forced: each stops
  * at a chosen hold and says so), a third at an arbitrary moment. A semaphore has no owner and no TTL, so a
  * dead holder's permit is gone for good: from the history the workers logged (synchronously, so a kill
@@ -46,6 +46,24 @@ function holdsOf(worker: string, events: readonly SemaphoreEvent[], killed: bool
   return { holds, leak: killed && (last === 'wait' || last === 'end') ? 'uncertain' : 'none' };
 }
 
+/**
+ * A PermitExpirableSemaphore worker's holds: each lasts from `acq` until its release (`end`) or its lease's
+ * end, whichever is first — a holder killed while holding keeps its permit only until the lease ends.
+ */
+function leasedHoldsOf(worker: string, events: readonly SemaphoreEvent[]): Hold[] {
+  const holds: Hold[] = [];
+  let open: SemaphoreEvent | null = null;
+  for (const e of events) {
+    if (e.k === 'acq') open = e;
+    if (e.k === 'end' && open !== null) {
+      holds.push({ worker, start: open.t, end: Math.min(e.t, open.lease ?? Infinity) });
+      open = null;
+    }
+  }
+  if (open !== null) holds.push({ worker, start: open.t, end: open.lease ?? Infinity });
+  return holds;
+}
+
 /** The most holds that intersect at one instant; each hold is shrunk by `toleranceMs` (clock reads). */
 function maxConcurrent(holds: readonly Hold[], toleranceMs = 1): { max: number; at: number } {
   const edges: [number, number][] = [];
@@ -75,6 +93,12 @@ describe('the history checker', () => {
     expect(maxConcurrent([...dead.holds, h('a', 100, 200), h('b', 150, 300), h('c', 190, 400)]).max).toBe(4);
     expect(holdsOf('u', [{ k: 'wait', t: 0 }], true).leak).toBe('uncertain');
     expect(holdsOf('r', [{ k: 'acq', t: 0 }, { k: 'end', t: 1 }, { k: 'rel', t: 2 }], true).leak).toBe('none');
+    // A leased hold lasts until its release or its lease's end; a dead holder's until the lease's end.
+    const killedLeased = leasedHoldsOf('k', [{ k: 'acq', t: 0, lease: 400 }]);
+    expect(killedLeased).toEqual([h('k', 0, 400)]);
+    expect(maxConcurrent([...killedLeased, h('a', 100, 350), h('b', 300, 500)]).max).toBe(3);
+    expect(maxConcurrent([...killedLeased, h('a', 100, 350), h('b', 400, 500)]).max).toBe(2);
+    expect(leasedHoldsOf('s', [{ k: 'acq', t: 0, lease: 50 }, { k: 'end', t: 900 }])).toEqual([h('s', 0, 50)]);
   });
 });
 
@@ -170,5 +194,41 @@ describe('multi-process exactness under kill -9', () => {
     const left = Number(await raw.get(name));
     expect(left).toBeLessThanOrEqual(3 - certain);
     expect(left).toBeGreaterThanOrEqual(3 - certain - uncertain);
+  });
+
+  it('a PermitExpirableSemaphore of 2 never admits a 3rd holder while a dead holder\'s lease runs, and gets every permit back', async () => {
+    const name = uniqueName('pes');
+    const LEASE_MS = 400;
+    const client = suite.clients.client();
+    const semaphore = client.getPermitExpirableSemaphore(name);
+    await semaphore.trySetPermits(2);
+    const victims: Record<string, number> = { p0: 1, p1: 3 };
+    const mine: Proc[] = [];
+    for (let i = 0; i < 4; i++) {
+      const id = `p${i}`;
+      const victimAt = victims[id];
+      mine.push(new Proc(id, { url: suite.redis.url, name, logFile: path.join(dir, `${name}-${id}.log`), workMs: 3, leaseMs: LEASE_MS, ...(victimAt ? { victimAt } : {}) }));
+    }
+    procs.push(...mine);
+    await Promise.all(mine.map((p) => p.next('ready')));
+    for (const p of mine) p.child.send({ type: 'go', deadline: Date.now() + 2_500 });
+
+    const [v0, v1, ...others] = mine as [Proc, Proc, ...Proc[]];
+    // Both victims die holding a permit (forced): the survivors wait for those leases to end, then share.
+    await v0.next('holding');
+    await v0.kill();
+    await v1.next('holding');
+    await v1.kill();
+    await Promise.all(others.map((p) => p.next('done')));
+
+    const holds = mine.flatMap((p) => leasedHoldsOf(p.id, p.events()));
+    const { max, at } = maxConcurrent(holds);
+    expect(max, `holders at ${at}`).toBeLessThanOrEqual(2);
+    // The dead holders' permits came back: survivors held permits after the later victim's lease ended.
+    const lastLeaseEnd = Math.max(...[v0, v1].map((v) => v.events().filter((e) => e.k === 'acq').at(-1)?.lease ?? Infinity));
+    expect(holds.filter((h) => h.start >= lastLeaseEnd && others.some((p) => p.id === h.worker)).length).toBeGreaterThan(0);
+    // Nothing leaked for good: once every lease has ended, both permits are available again.
+    await eventually(async () => (await semaphore.availablePermits()) === 2, 5_000, 'both permits back');
+    expect(await semaphore.acquiredPermits()).toBe(0);
   });
 });
