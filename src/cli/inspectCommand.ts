@@ -6,10 +6,13 @@
  */
 import type { Redis } from 'ioredis';
 import { lockChannelName } from '../keys.js';
-import { parse } from './args.js';
+import { intOption, parse } from './args.js';
 import { channelOf, detectPrimitive, INSPECT_KINDS, readFamily, type FamilyInfo, type InspectKind } from './inspectFamily.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';
 import { openTarget } from './redisTarget.js';
+
+/** Exit status of `--exit-code` when nothing inspected is held. */
+export const EXIT_NOT_HELD = 3;
 
 export const INSPECT_HELP = `Usage: redisson-ts inspect <name> [options]
 
@@ -22,12 +25,25 @@ PermitExpirableSemaphore's leased permits with their expiry), a CountDownLatch's
 characters in names and fields are shown escaped (\\x1b, \\n; a backslash as \\\\), so a hostile
 name cannot forge lines on the terminal.
 
+<name> may be a Redis glob pattern ('order:*', 'lock:?', 'job:[ab]*'; a backslash makes * ? [ literal,
+and a name that is itself an existing key is that key):
+every matching key is shown (found with SCAN, at most --limit), each with its own layout; the keys
+that belong to another key's report (a FairLock's queue, a lease key, a token) are not listed apart.
+A FairLock held with nobody queued is an RLock on the wire (--kind fair shows it as one).
+
 Options:
-  --kind KIND   ${INSPECT_KINDS.join(' | ')} (default auto: from the keys present; a bare
-                number is a semaphore or a latch, told apart by the channel its waiters use)
-  --redis URL   Redis to read (default: $REDIS_URL, else redis://127.0.0.1:6379)
-  --json        print the same as one JSON object
-  -h, --help    show this help`;
+  --kind KIND      ${INSPECT_KINDS.join(' | ')} (default auto: from the keys present; a bare
+                   number is a semaphore or a latch, told apart by the channel its waiters use)
+  --redis URL      Redis to read (default: $REDIS_URL, else redis://127.0.0.1:6379)
+  --json           print the same as JSON (a pattern: { pattern, truncated, keys: [...] })
+  --watch          report again every --interval ms until Ctrl-C (or --count rounds), each round
+                   stamped with the time; with --json one JSON object per line
+  --interval MS    time between --watch rounds (default 1000)
+  --count N        stop --watch after N rounds
+  --limit N        most keys a pattern shows (default 100)
+  --exit-code      exit 0 when something inspected is held (a lock with an owner, a semaphore without
+                   a free permit, a latch not yet open), ${EXIT_NOT_HELD} when nothing is (after the last round)
+  -h, --help       show this help`;
 
 /** One owner field of a lock hash. */
 export interface LockOwner {
@@ -109,10 +125,21 @@ function quote(text: string): string {
   return `"${escapeControl(text).replaceAll('"', '\\"')}"`;
 }
 
+/** A duration for people: `950 ms`, `24.9 s`, `4 min 10 s`, `2 h 5 min`, `3 d 4 h`. */
+export function humanDuration(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 60_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const s = Math.floor(ms / 1_000);
+  if (s < 3_600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86_400) return `${Math.floor(s / 3_600)} h ${Math.floor((s % 3_600) / 60)} min`;
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3_600)} h`;
+}
+
+/** A PTTL: exact milliseconds, and from a second on the same for people (`24981 ms (24.9 s)`). */
 function ttlText(ttlMs: number): string {
   if (ttlMs === -1) return 'no expiry (the lock is kept until someone deletes it)';
   if (ttlMs === -2) return '-';
-  return `${ttlMs} ms`;
+  return ttlMs < 1_000 ? `${ttlMs} ms` : `${ttlMs} ms (${humanDuration(ttlMs)})`;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -214,10 +241,67 @@ export function formatLockInfo(info: LockInfo): string {
   return lines.join('\n');
 }
 
+/** Whether `name` is a Redis glob pattern (an unescaped `*`, `?` or `[`): then every matching key is shown. */
+export function isKeyPattern(name: string): boolean {
+  return /(^|[^\\])[*?[]/.test(name);
+}
+
+/**
+ * Keys that belong to another key's report (a FairLock's queue and deadlines, a FencedLock's token, a read
+ * hold's lease key, a PermitExpirableSemaphore's leases, an unlock latch): a pattern lists their owner only.
+ */
+export function isCompanionKey(key: string): boolean {
+  return (
+    /^redisson_lock_(queue|timeout|token):/.test(key) ||
+    key.startsWith('redisson_unlock_latch:') ||
+    /:rwlock_timeout:\d+$/.test(key) ||
+    /\}:timeout$/.test(key)
+  );
+}
+
+/** The keys matching `pattern` (SCAN, so a large keyspace is not blocked), companions left out, sorted. */
+export async function matchingNames(redis: Redis, pattern: string, limit: number): Promise<{ names: string[]; truncated: boolean }> {
+  const found = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) if (!isCompanionKey(key)) found.add(key);
+  } while (cursor !== '0' && found.size <= limit);
+  const names = [...found].sort();
+  return { names: names.slice(0, limit), truncated: names.length > limit || cursor !== '0' };
+}
+
+/**
+ * Whether a waiter would have to wait: a lock with an owner, a semaphore without a free permit, a latch not
+ * yet open. `--exit-code` turns it into the exit status.
+ */
+export function isHeld(info: LockInfo): boolean {
+  switch (info.primitive) {
+    case 'semaphore':
+    case 'permitExpirableSemaphore':
+      return (info.permits ?? 0) <= 0;
+    case 'countDownLatch':
+      return (info.count ?? 0) > 0;
+    default:
+      return info.type === 'hash' ? info.owners.length > 0 : info.type === 'string';
+  }
+}
+
 export async function inspectCommand(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse({
     args: [...args],
-    options: { redis: { type: 'string' }, kind: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      redis: { type: 'string' },
+      kind: { type: 'string' },
+      json: { type: 'boolean' },
+      watch: { type: 'boolean' },
+      interval: { type: 'string' },
+      count: { type: 'string' },
+      limit: { type: 'string' },
+      'exit-code': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
     allowPositionals: true,
   });
   if (values.help) {
@@ -231,12 +315,52 @@ export async function inspectCommand(args: readonly string[], io: CliIo): Promis
   if (!(INSPECT_KINDS as readonly string[]).includes(kind)) {
     throw new UsageError(`inspect: --kind must be one of ${INSPECT_KINDS.join(', ')}; got '${escapeControl(kind)}'`);
   }
+  const intervalMs = intOption(values.interval, 'interval', 1_000, 50, 3_600_000);
+  const rounds = values.count === undefined ? (values.watch ? Infinity : 1) : intOption(values.count, 'count', 1, 1, 1_000_000);
+  const limit = intOption(values.limit, 'limit', 100, 1, 100_000);
+  if (!values.watch && (values.interval !== undefined || values.count !== undefined)) {
+    throw new UsageError('inspect: --interval and --count go with --watch');
+  }
   const target = await openTarget(values.redis, io, false);
+  let stop: (() => void) | null = null;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const unregister = io.onInterrupt(() => stop?.());
   try {
-    const info = await readLockInfo(target.redis, name, kind as InspectKind);
-    io.stdout.write(values.json ? `${JSON.stringify(info, null, 2)}\n` : `${formatLockInfo(info)}\n`);
-    return EXIT_OK;
+    // A name with glob characters that is itself a key (`lock[1]`) is that key.
+    const pattern = isKeyPattern(name) && (await target.redis.exists(name)) === 0;
+    let held = false;
+    for (let round = 0; round < rounds; round++) {
+      if (round > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const interrupted = await Promise.race([stopped.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), intervalMs)))]);
+        clearTimeout(timer);
+        if (interrupted) break;
+      }
+      const { names, truncated } = pattern ? await matchingNames(target.redis, name, limit) : { names: [name], truncated: false };
+      const infos = await Promise.all(names.map((n) => readLockInfo(target.redis, n, kind as InspectKind)));
+      held = infos.some(isHeld);
+      io.stdout.write(render(infos, { pattern: pattern ? name : null, truncated, json: values.json === true, watch: values.watch === true }));
+    }
+    return values['exit-code'] && !held ? EXIT_NOT_HELD : EXIT_OK;
   } finally {
+    unregister();
     await target.close();
   }
+}
+
+/** One round of output: the report (or, for a pattern, one per matching key); in `--watch`, stamped. */
+function render(infos: readonly LockInfo[], o: { pattern: string | null; truncated: boolean; json: boolean; watch: boolean }): string {
+  if (o.json) {
+    const body = o.pattern === null ? infos[0] : { pattern: o.pattern, truncated: o.truncated, keys: infos };
+    // In --watch, one JSON object per line (with the time), so a consumer can read the stream line by line.
+    return o.watch ? `${JSON.stringify({ at: new Date().toISOString(), ...body })}\n` : `${JSON.stringify(body, null, 2)}\n`;
+  }
+  const parts: string[] = [];
+  if (o.watch) parts.push(`--- ${new Date().toISOString()} ---`);
+  if (o.pattern !== null) {
+    const shown = escapeControl(o.pattern);
+    parts.push(infos.length === 0 ? `no key matches '${shown}'` : `${plural(infos.length, 'key')} ${o.truncated ? 'shown (more match: raise --limit)' : 'match'} '${shown}'`);
+  }
+  parts.push(...infos.map((info) => formatLockInfo(info)));
+  return `${parts.join(o.pattern === null ? '\n' : '\n\n')}\n`;
 }

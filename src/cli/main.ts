@@ -16,7 +16,8 @@ Commands:
   demo               the oversell story: six ways to guard a stock counter, measured live, and a
                      seventh with half the buyers in Java Redisson when java and mvn are there
                      (starts a throwaway redis-server unless --redis or REDIS_URL is given)
-  inspect <name>     who holds a Redisson lock: owners, hold counts, TTL, waiting subscribers
+  inspect <name>     who holds a lock, semaphore or latch (or every key of a pattern): owners, hold
+                     counts, queue, permits, TTL, waiting subscribers; --watch, --exit-code
   bench [args]       run the benchmarks (source checkout only)
 
 Options:

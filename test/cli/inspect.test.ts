@@ -34,7 +34,7 @@ it('shows our client as owner: UUID, thread id, hold count, TTL, channel with it
   const lines = text.stdout.trimEnd().split('\n');
   expect(lines[0]).toBe(`lock '${name}': held by 1 owner`);
   expect(lines[1]).toMatch(new RegExp(`^\\s+owner\\s+client ${holder.id}\\s+thread 7\\s+holds 2$`));
-  expect(lines[2]).toMatch(/^\s+ttl\s+(\d+) ms$/);
+  expect(lines[2]).toMatch(/^\s+ttl\s+(\d+) ms \(\d+\.\d s\)$/);
   const ttl = Number(/(\d+) ms/.exec(lines[2] ?? '')?.[1]);
   expect(ttl).toBeGreaterThan(20_000);
   expect(ttl).toBeLessThanOrEqual(30_000);
@@ -70,7 +70,7 @@ it('splits a Java Redisson owner field and uses the unbraced channel for a name 
   const lines = run.stdout.trimEnd().split('\n');
   expect(lines[0]).toBe(`lock '${name}': held by 1 owner`);
   expect(lines[1]).toMatch(new RegExp(`client ${javaClientId}\\s+thread 84\\s+holds 3$`));
-  expect(lines[2]).toMatch(/ttl\s+2\d{4} ms$/);
+  expect(lines[2]).toMatch(/ttl\s+2\d{4} ms \(2\d\.\d s\)$/);
   expect(lines[3]).toMatch(new RegExp(`channel\\s+redisson_lock__channel:${name.replace(/[{}]/g, '\\$&')}\\s+subscribers 0$`));
   await raw.del(name);
 });
@@ -121,7 +121,7 @@ it('escapes control characters of a hostile name and hash field in the human out
         `  owner    client mode  (not a <uuid>:<threadId> field)  holds "mode"`,
       ].sort(),
     );
-    expect(lines[3]).toMatch(/^ {2}ttl {6}\d+ ms$/);
+    expect(lines[3]).toMatch(/^ {2}ttl {6}\d+ ms \(\d+\.\d s\)$/);
     expect(lines[4]).toBe(`  channel  redisson_lock__channel:{${shown}}  subscribers 0`);
 
     const json = JSON.parse((await inspect(name, '--json')).stdout) as LockInfo;

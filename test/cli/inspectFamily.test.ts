@@ -6,7 +6,8 @@
  */
 import { expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { LockInfo } from '../../src/cli/inspectCommand.js';
+import { humanDuration, type LockInfo } from '../../src/cli/inspectCommand.js';
+import { TimeUnit } from '../../src/index.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { runMain } from './cliHarness.js';
 
@@ -83,8 +84,8 @@ it('ReadWriteLock: read mode with each reader and its read leases, then write mo
   // Hash order is Redis's: either reader may come first.
   expect(lines.slice(1, 3)).toEqual(
     expect.arrayContaining([
-      expect.stringMatching(new RegExp(`client ${x.id}\\s+thread 5\\s+reads 2\\s+leases \\d+ ms, \\d+ ms$`)),
-      expect.stringMatching(new RegExp(`client ${y.id}\\s+thread 6\\s+reads 1\\s+leases \\d+ ms$`)),
+      expect.stringMatching(new RegExp(`client ${x.id}\\s+thread 5\\s+reads 2\\s+leases \\d+ ms \\(\\d+\\.\\d s\\), \\d+ ms \\(\\d+\\.\\d s\\)$`)),
+      expect.stringMatching(new RegExp(`client ${y.id}\\s+thread 6\\s+reads 1\\s+leases \\d+ ms \\(\\d+\\.\\d s\\)$`)),
     ]),
   );
   expect(lines.at(-1)).toBe(`  channel  redisson_rwlock:{${name}}  subscribers 0`);
@@ -153,4 +154,115 @@ it('rejects an unknown --kind before connecting', async () => {
   const run = await runMain(main, ['inspect', 'x', '--kind', 'mutex', '--redis', 'redis://127.0.0.1:1']);
   expect(run.code).not.toBe(0);
   expect(run.stderr).toContain("inspect: --kind must be one of auto, lock, fair, fenced, rwlock, semaphore, latch; got 'mutex'");
+});
+
+it('a pattern shows every matching key with its own layout, companion keys folded into their owner; --limit bounds it', async () => {
+  const prefix = uniqueName('pat');
+  const client = suite.clients.client();
+  const lock = client.getLock(`${prefix}:a`);
+  await lock.lock();
+  const fair = client.getFairLock(`${prefix}:b`);
+  await fair.lock();
+  // Held with nobody queued, a FairLock is an RLock on the wire; its queue tells them apart.
+  expect(JSON.parse((await inspect(`${prefix}:b`, '--json')).stdout)).toMatchObject({ primitive: 'lock' });
+  const queued = suite.clients.client().getFairLock(`${prefix}:b`).tryLock(60_000, 10_000);
+  await eventually(async () => (await suite.clients.raw().llen(`redisson_lock_queue:{${prefix}:b}`)) === 1, 5_000, 'the waiter to queue');
+  const fenced = client.getFencedLock(`${prefix}:c`);
+  await fenced.lockAndGetToken();
+  await fenced.unlock(); // only its token key is left: a companion, not listed apart
+  const run = await inspect(`${prefix}:*`);
+  expect(run.code).toBe(0);
+  const blocks = run.stdout.trimEnd().split('\n\n');
+  expect(blocks[0]).toBe(`2 keys match '${prefix}:*'`);
+  expect(blocks[1]?.split('\n')[0]).toBe(`lock '${prefix}:a': held by 1 owner`);
+  expect(blocks[2]?.split('\n')[0]).toBe(`fair lock '${prefix}:b': held by 1 owner`);
+  const parsed = JSON.parse((await inspect(`${prefix}:*`, '--json')).stdout) as { pattern: string; truncated: boolean; keys: LockInfo[] };
+  expect(parsed.pattern).toBe(`${prefix}:*`);
+  expect(parsed.keys.map((k) => [k.name, k.primitive])).toEqual([
+    [`${prefix}:a`, 'lock'],
+    [`${prefix}:b`, 'fairLock'],
+  ]);
+  const limited = await inspect(`${prefix}:*`, '--limit', '1');
+  expect(limited.stdout.split('\n')[0]).toBe(`1 key shown (more match: raise --limit) '${prefix}:*'`);
+  expect((await inspect(`${prefix}:zz*`)).stdout).toBe(`no key matches '${prefix}:zz*'\n`);
+  await lock.unlock();
+  await fair.unlock();
+  expect(await queued).toBe(true);
+});
+
+it('--exit-code: 0 while held (lock owner, no free permit, latch closed), 3 once free; human TTLs', async () => {
+  const name = uniqueName('exit');
+  const lock = suite.clients.client().getLock(name);
+  await lock.lock(90, TimeUnit.MINUTES);
+  const held = await inspect(name, '--exit-code');
+  expect(held.code).toBe(0);
+  expect(held.stdout).toMatch(/ttl\s+\d+ ms \(1 h 29 min\)/);
+  await lock.unlock();
+  expect((await inspect(name, '--exit-code')).code).toBe(3);
+
+  const sem = suite.clients.client().getSemaphore(uniqueName('exit-sem'));
+  await sem.trySetPermits(1);
+  expect((await inspect(sem.getName(), '--kind', 'semaphore', '--exit-code')).code).toBe(3);
+  await sem.acquire();
+  expect((await inspect(sem.getName(), '--kind', 'semaphore', '--exit-code')).code).toBe(0);
+  const latch = suite.clients.client().getCountDownLatch(uniqueName('exit-latch'));
+  await latch.trySetCount(1);
+  expect((await inspect(latch.getName(), '--kind', 'latch', '--exit-code')).code).toBe(0);
+  await latch.countDown();
+  expect((await inspect(latch.getName(), '--kind', 'latch', '--exit-code')).code).toBe(3);
+  expect(humanDuration(999)).toBe('999 ms');
+  expect(humanDuration(24_981)).toBe('24.9 s');
+  expect(humanDuration(250_000)).toBe('4 min 10 s');
+  expect(humanDuration(3 * 86_400_000 + 4 * 3_600_000)).toBe('3 d 4 h');
+});
+
+it('--watch reports each round stamped with the time until --count (or Ctrl-C), and sees the lock change between rounds', async () => {
+  const name = uniqueName('watch');
+  const lock = suite.clients.client().getLock(name);
+  await lock.lock();
+  // The lock is released after the first round has been read: the last round must show it free.
+  let rounds = 0;
+  let stdout = '';
+  const code = await main(['inspect', name, '--watch', '--interval', '50', '--count', '3', '--exit-code', '--redis', suite.redis.url], {
+    stdout: {
+      write: (text: string) => {
+        stdout += text;
+        if (++rounds === 1) void lock.unlock();
+      },
+    },
+    stderr: { write: () => undefined },
+    onInterrupt: () => () => undefined,
+  });
+  const stamps = stdout.match(/^--- \d{4}-\d\d-\d\dT[\d:.]+Z ---$/gm) ?? [];
+  expect(stamps).toHaveLength(3);
+  expect(stdout.split('--- ')[1]).toContain(`lock '${name}': held by 1 owner`);
+  expect(stdout.split('--- ').at(-1)).toContain(`lock '${name}': not locked (no key)`);
+  expect(code).toBe(3); // free at the last round
+
+  // Ctrl-C ends an endless watch after the round in progress.
+  let interrupt: (() => void) | undefined;
+  let lines = 0;
+  const json = main(['inspect', name, '--watch', '--json', '--interval', '50', '--redis', suite.redis.url], {
+    stdout: {
+      write: (text: string) => {
+        lines += text.trimEnd().split('\n').length;
+        const row = JSON.parse(text.trimEnd()) as { at: string; name: string };
+        expect(row.name).toBe(name);
+        if (lines === 2) interrupt?.();
+      },
+    },
+    stderr: { write: () => undefined },
+    onInterrupt: (cleanup) => {
+      interrupt = () => void cleanup();
+      return () => undefined;
+    },
+  });
+  expect(await json).toBe(0);
+  expect(lines).toBe(2);
+});
+
+it('--interval and --count without --watch are usage errors', async () => {
+  const run = await runMain(main, ['inspect', 'x', '--count', '2', '--redis', 'redis://127.0.0.1:1']);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('--interval and --count go with --watch');
 });
