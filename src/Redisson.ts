@@ -124,7 +124,11 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout);
+    // Redisson sends WAIT after its writes in every mode but single-server: here, a Sentinel deployment.
+    const sentinels = (this.#connection.options as { sentinels?: unknown[] | null }).sentinels;
+    const replicated = Array.isArray(sentinels) && sentinels.length > 0;
+    const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
+    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
     const subscriber = this.#connection.duplicate({

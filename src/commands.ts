@@ -3,9 +3,9 @@
  * once per connection with ioredis `defineCommand` (EVAL on first use per socket, EVALSHA after, with
  * NOSCRIPT fallback), and every command the primitives send goes through a {@link CommandExecutor}.
  */
-import type { Cluster, Redis } from 'ioredis';
+import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
-import { ConnectionLostError, RedisConnectionError, RedisTimeoutError, RedissonShutdownError } from './errors.js';
+import { ConnectionLostError, NoSyncedSlavesError, RedisConnectionError, RedisTimeoutError, RedissonShutdownError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
 
 /** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
@@ -18,6 +18,54 @@ function commandName(id: LuaScriptId): string {
   return `redissonTs_${id.replace(/\//g, '_')}`;
 }
 
+/**
+ * Scripts Redisson sends as plain writes or reads, never followed by `WAIT` (PROTOCOL.md §1.4 item 4): the
+ * latch's, the read lock's `isLocked`, the PermitExpirableSemaphore's counts and lease reads, expiry changes.
+ * Every other script is a "synced" write: with replicas it is followed by `WAIT`.
+ */
+const UNSYNCED_SCRIPTS: ReadonlySet<LuaScriptId> = new Set<LuaScriptId>([
+  'countdownlatch/countDown',
+  'countdownlatch/delete',
+  'countdownlatch/trySetCount',
+  'rwlock/readIsLocked',
+  'permitExpirableSemaphore/availablePermits',
+  'permitExpirableSemaphore/getPermits',
+  'permitExpirableSemaphore/acquiredPermits',
+  'permitExpirableSemaphore/getLeaseTime',
+  'object/expire',
+]);
+
+/**
+ * How writes are confirmed by replicas: Redisson's "synced" execution. `null` on a single server, where
+ * Redisson never sends `WAIT`.
+ */
+export interface SyncPolicy {
+  /** Fail (after undoing an acquisition and retrying) a write no replica confirmed. */
+  readonly checkLockSyncedSlaves: boolean;
+  /** The `WAIT` timeout, ms. */
+  readonly slavesSyncTimeout: number;
+}
+
+/** Undoes what a synced write did when its replicas did not confirm it (an acquisition: release it). */
+export type SyncUndo = (reply: unknown) => Promise<unknown> | undefined;
+
+/** A synced write's replies: the script's, and how many replicas confirmed it. */
+class UnsyncedWrite extends Error {
+  constructor(
+    readonly reply: unknown,
+    readonly typed: NoSyncedSlavesError,
+  ) {
+    super(typed.message);
+  }
+}
+
+/** Redisson's default `retryDelay` (equal jitter, base 1000 ms, at most 2000 ms) for attempt `n` (0-based). */
+function retryDelayMs(attempt: number): number {
+  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(attempt, 30));
+  const half = ceiling / 2;
+  return Math.trunc(half + Math.random() * (half + 1));
+}
+
 /** Registers every script on `redis` (idempotent: a connection shared by two clients is defined once). */
 export function defineScripts(redis: RedisConnection): void {
   for (const id of Object.keys(LUA_SCRIPTS) as LuaScriptId[]) {
@@ -28,8 +76,11 @@ export function defineScripts(redis: RedisConnection): void {
   }
 }
 
-/** Runs script `id` with `keys` and `args`; numbers must be integers and go as plain decimal strings. */
-export function evalScript(redis: RedisConnection, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+/**
+ * Runs script `id` with `keys` and `args`; numbers must be integers and go as plain decimal strings. On a
+ * pipeline the command is queued (the pipeline's `exec` answers it).
+ */
+export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
   if (fn === undefined) throw new Error(`script ${id} is not defined on this connection`);
   const wire = args.map((a) => (typeof a === 'number' ? integerString(a) : a));
@@ -111,10 +162,15 @@ export class CommandExecutor {
    * @param retryAttempts how often an `'idempotent'` script is re-sent after its reply was lost.
    * @param timeoutMs Redisson's `timeout`: how long a command waits for the connection, then for its reply.
    */
+  // Replicas of the master, from `INFO replication` (Redisson's cached `availableSlaves`); null: ask again.
+  #replicas: number | null = null;
+
   constructor(
     readonly redis: RedisConnection,
     private readonly retryAttempts = 0,
     private readonly timeoutMs = 3_000,
+    /** Confirmation by replicas (`WAIT`), or null on a single server. */
+    readonly sync: SyncPolicy | null = null,
   ) {
     defineScripts(redis);
     redis.on('close', this.#onClose);
@@ -133,11 +189,11 @@ export class CommandExecutor {
    * ready within `timeout`, with `ConnectionLostError` when the socket drops after writing the command, and
    * with `RedisTimeoutError` when no reply comes within `timeout`.
    */
-  run<T>(send: (redis: RedisConnection) => Promise<T>): Promise<T> {
+  run<T>(send: (redis: RedisConnection) => Promise<T>, extraMs = 0): Promise<T> {
     const d = pDefer<T>();
     const entry: InFlight = { written: false, reject: d.reject, timer: undefined, send: null, reconnects: 0 };
     this.#inflight.add(entry);
-    entry.timer = setTimeout(() => this.#expire(entry), this.timeoutMs);
+    entry.timer = setTimeout(() => this.#expire(entry), this.timeoutMs + extraMs);
     entry.send = () => {
       entry.send = null;
       if (!this.#inflight.has(entry)) return;
@@ -182,15 +238,66 @@ export class CommandExecutor {
    * lost reply as `ConnectionLostError`; `'idempotent'` (an unlock whose latch answers a second run, a
    * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
    */
-  async eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], retry: RetryPolicy = 'never'): Promise<unknown> {
+  async eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
+    const sync = this.sync;
+    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((redis) => evalScript(redis, id, keys, args)));
+    // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
+    // confirm is undone (`handleNoSync`) and tried again, `retryAttempts` times, `retryDelay` apart.
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.run((redis) => evalScript(redis, id, keys, args));
+        return await this.#resent(retry, () => this.#synced(id, keys, args, sync));
+      } catch (error) {
+        if (!(error instanceof UnsyncedWrite)) throw error;
+        const undone = undo?.(error.reply);
+        if (undone) await undone.catch(() => undefined);
+        if (attempt >= this.retryAttempts) throw error.typed;
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+      }
+    }
+  }
+
+  /** `send`, re-sent after a lost reply when `retry` allows it. */
+  async #resent<T>(retry: RetryPolicy, send: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await send();
       } catch (error) {
         const unknownOutcome = error instanceof ConnectionLostError || error instanceof RedisTimeoutError;
         if (retry === 'never' || !unknownOutcome || attempt >= this.retryAttempts) throw error;
       }
     }
+  }
+
+  /**
+   * The script and `WAIT <replicas> <slavesSyncTimeout>` pipelined (not MULTI), as Redisson sends them; no
+   * `WAIT` while the master has no replicas. A count that differs from the cached one is asked again next
+   * time. Throws {@link UnsyncedWrite} (with the script's reply) when no replica confirmed and
+   * `checkLockSyncedSlaves` is on.
+   */
+  async #synced(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
+    const replicas = await this.#replicaCount();
+    if (replicas === 0) return this.run((redis) => evalScript(redis, id, keys, args));
+    const [reply, synced] = await this.run(async (redis) => {
+      const pipeline = (redis as Redis).pipeline();
+      void evalScript(pipeline, id, keys, args);
+      pipeline.call('WAIT', String(replicas), String(sync.slavesSyncTimeout));
+      const results = (await pipeline.exec()) ?? [];
+      const [script, wait] = [results[0] ?? [null, null], results[1] ?? [null, 0]];
+      if (script[0] instanceof Error) throw script[0];
+      if (wait[0] instanceof Error) throw wait[0];
+      return [script[1], Number(wait[1])] as const;
+    }, sync.slavesSyncTimeout);
+    if (synced !== replicas) this.#replicas = null;
+    if (sync.checkLockSyncedSlaves && synced === 0) throw new UnsyncedWrite(reply, new NoSyncedSlavesError(replicas, synced, sync.slavesSyncTimeout));
+    return reply;
+  }
+
+  async #replicaCount(): Promise<number> {
+    if (this.#replicas !== null) return this.#replicas;
+    const info = await this.run<string>((redis) => redis.info('replication'));
+    const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+    this.#replicas = count;
+    return count;
   }
 
   /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as ioredis does. Never re-sent. */

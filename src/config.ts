@@ -66,6 +66,19 @@ export interface RedissonOptions {
    * @default true
    */
   shortLeaseWarning?: boolean;
+  /**
+   * With replicas (a Sentinel deployment): fail a lock or semaphore write that no replica confirmed within
+   * {@link slavesSyncTimeout} (`WAIT` after the script, as Redisson), undoing an acquisition first and
+   * retrying it `retryAttempts` times. Redisson's `checkLockSyncedSlaves`. No effect on a single server.
+   * @default true
+   */
+  checkLockSyncedSlaves?: boolean;
+  /**
+   * How long (ms) a write waits for its replicas (`WAIT <replicas> <slavesSyncTimeout>`). Redisson's
+   * `slavesSyncTimeout`.
+   * @default 1000
+   */
+  slavesSyncTimeout?: number;
 }
 
 /** Options after defaults were applied and every value validated. */
@@ -80,6 +93,8 @@ export interface ResolvedOptions {
   readonly retryAttempts: number;
   readonly nameMapper: NameMapper;
   readonly shortLeaseWarning: boolean;
+  readonly checkLockSyncedSlaves: boolean;
+  readonly slavesSyncTimeout: number;
 }
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
@@ -93,6 +108,8 @@ export const DEFAULTS = Object.freeze({
   timeout: 3_000,
   retryAttempts: 4,
   shortLeaseWarning: true,
+  checkLockSyncedSlaves: true,
+  slavesSyncTimeout: 1_000,
 });
 
 /**
@@ -111,7 +128,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -265,6 +282,10 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof shortLeaseWarning !== 'boolean') {
     throw new TypeError(`Expected \`shortLeaseWarning\` to be a boolean, got ${describeValue(shortLeaseWarning)}`);
   }
+  const checkLockSyncedSlaves = given('checkLockSyncedSlaves', DEFAULTS.checkLockSyncedSlaves);
+  if (typeof checkLockSyncedSlaves !== 'boolean') {
+    throw new TypeError(`Expected \`checkLockSyncedSlaves\` to be a boolean, got ${describeValue(checkLockSyncedSlaves)}`);
+  }
   const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
   if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
     throw new TypeError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
@@ -283,6 +304,8 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
     nameMapper: nameMapper as NameMapper,
     shortLeaseWarning,
+    checkLockSyncedSlaves,
+    slavesSyncTimeout: requireInteger(given('slavesSyncTimeout', DEFAULTS.slavesSyncTimeout), 'slavesSyncTimeout', 1, MAX_TIMER_MS),
   });
 }
 

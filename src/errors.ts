@@ -153,3 +153,22 @@ export class RedissonConfigError extends RedissonError {
     this.problems = problems;
   }
 }
+
+/**
+ * A write whose replicas did not confirm it: Redisson's `NoSyncedSlavesException` ("None of slaves were
+ * synced"). Only with replicas (a Sentinel deployment) and `checkLockSyncedSlaves`; an acquisition it
+ * concerned was undone before this was thrown, after `retryAttempts` tries.
+ */
+export class NoSyncedSlavesError extends RedissonError {
+  /** Replicas the write waited for (`WAIT <expected> …`). */
+  readonly expected: number;
+  /** Replicas that confirmed it within `slavesSyncTimeout`. */
+  readonly synced: number;
+
+  constructor(expected: number, synced: number, timeoutMs: number) {
+    super(`None of slaves were synced: ${synced} of ${expected} replicas confirmed the write within ${timeoutMs} ms (slavesSyncTimeout)`);
+    this.expected = expected;
+    this.synced = synced;
+  }
+}
+

@@ -41,7 +41,7 @@ export type RedissonConfig =
   | { readonly mode: 'single'; readonly options: RedissonOptions; readonly warnings: readonly string[] }
   | {
       readonly mode: 'sentinel';
-      /** Every option but `redis` (no sentinel connector yet). */
+      /** Every option but `redis` (which `optionsFromConfig` makes from {@link sentinel}). */
       readonly options: RedissonOptions;
       readonly sentinel: {
         readonly masterName: string;
@@ -142,12 +142,26 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
 }
 
 /**
- * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses.
- * @throws RedissonConfigError for a sentinel or cluster config: read (see {@link readRedissonConfig}), but
- *   not connectable yet.
+ * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses. A sentinel config becomes
+ * ioredis' Sentinel options (`sentinels`, `name` = `masterName`, Sentinel credentials and TLS).
+ * @throws RedissonConfigError for a cluster config: read (see {@link readRedissonConfig}), but not
+ *   connectable yet.
  */
 export function optionsFromConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonOptions {
   const config = readRedissonConfig(source, options);
+  if (config.mode === 'sentinel') {
+    const { masterName, sentinels, sentinelUsername, sentinelPassword, connection } = config.sentinel;
+    const tls = sentinels.some((a) => a.tls);
+    const redis: RedisOptions = {
+      ...connection,
+      sentinels: sentinels.map(({ host, port }) => ({ host, port })),
+      name: masterName,
+      ...(sentinelUsername === undefined ? {} : { sentinelUsername }),
+      ...(sentinelPassword === undefined ? {} : { sentinelPassword }),
+      ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: {}, tls: {} } : {}),
+    };
+    return { ...config.options, redis };
+  }
   if (config.mode !== 'single') {
     const where = typeof source === 'string' ? `file '${source}'` : source instanceof URL ? `file '${source.href}'` : 'object';
     throw new RedissonConfigError(where, [{ path: `${config.mode}ServersConfig`, problem: `is not supported yet: redisson-ts connects to a single server (the ${config.mode} servers were read: see readRedissonConfig)` }]);

@@ -49,6 +49,7 @@ export {
   ConnectionLostError,
   IllegalStateError,
   PermitNotHeldError,
+  NoSyncedSlavesError,
   RedisConnectionError,
   IllegalMonitorStateError,
   LockLostError,

@@ -3,7 +3,7 @@
  * is not set, and by the test harness. No persistence; the process is killed when this one exits.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,11 @@ export interface RedisServerOptions {
   /** Extra `redis-server` arguments, e.g. `['--notify-keyspace-events', 'Egx']`. */
   args?: string[];
   binary?: string;
+  /**
+   * Run as a Sentinel with this configuration (its `sentinel monitor …` lines): written to a file in the
+   * server's directory, since a Sentinel rewrites its configuration. Ready once it monitors its master.
+   */
+  sentinelConfig?: string;
 }
 
 export class RedisServerProcess {
@@ -91,6 +96,16 @@ export class RedisServerProcess {
     await this.#terminate('SIGKILL');
   }
 
+  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered — a paused server. */
+  pause(): void {
+    this.#child?.kill('SIGSTOP');
+  }
+
+  /** Lets a {@link pause}d process run again (SIGCONT). */
+  resume(): void {
+    this.#child?.kill('SIGCONT');
+  }
+
   /** Starts the server again on the same port (after `kill()`), with an empty data set. */
   async restart(): Promise<void> {
     if (this.#child) await this.#terminate('SIGKILL');
@@ -99,16 +114,20 @@ export class RedisServerProcess {
 
   #spawn(): Promise<void> {
     installExitHook();
+    const sentinel = this.options.sentinelConfig;
+    if (sentinel !== undefined && !existsSync(join(this.#dir, 'sentinel.conf'))) writeFileSync(join(this.#dir, 'sentinel.conf'), sentinel);
     const args = [
+      ...(sentinel === undefined ? [] : [join(this.#dir, 'sentinel.conf'), '--sentinel']),
       '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
       '--dir', this.#dir, '--protected-mode', 'no', '--loglevel', 'notice', ...(this.options.args ?? []),
     ];
+    const ready = sentinel === undefined ? 'Ready to accept connections' : '+monitor master';
     const child = spawn(this.options.binary ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     return new Promise((resolve, reject) => {
       let output = '';
       const onData = (chunk: Buffer): void => {
         output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
+        if (output.includes(ready)) {
           child.stdout?.off('data', onData);
           child.stdout?.resume();
           this.#child = child;
@@ -133,6 +152,7 @@ export class RedisServerProcess {
     const child = this.#child;
     if (!child) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGCONT'); // a paused server would not act on SIGTERM
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     await exited;

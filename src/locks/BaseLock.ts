@@ -85,6 +85,19 @@ export abstract class BaseLock<T = void> {
   /** Deletes the lock whoever holds it and publishes its release; true when something was deleted. */
   protected abstract forceUnlockInner(): Promise<boolean>;
 
+  /**
+   * For an acquire script's `executor.eval`: when its replicas did not confirm it (`NoSyncedSlavesError`,
+   * Sentinel deployments only) and `acquiredReply` says it took the lock, the hold is given back before the
+   * acquire is retried — Redisson's `handleNoSync`: the unlock script with a fresh request id.
+   */
+  protected undoUnsynced(field: string, threadId: number, acquiredReply: (reply: unknown) => boolean): (reply: unknown) => Promise<unknown> | undefined {
+    return (reply) => {
+      if (!acquiredReply(reply)) return undefined;
+      const latch = unlockLatchName(this.rawName, randomUUID().replaceAll('-', ''));
+      return this.unlockInner(field, latch, unlockLatchTtl(this.ctx.options), threadId);
+    };
+  }
+
   /** How a waiter of `threadId` learns that retrying is worth it: a channel and wake policy, or a back-off. */
   protected waitMode(_threadId: number): WaitMode {
     return { channel: this.channelName, policy: lockWakePolicy };

@@ -29,8 +29,9 @@ export class RLock extends BaseLock {
   }
 
   /** `lock/tryLockInner`: take or re-enter; otherwise the holder's PTTL. */
-  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
-    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field])) as number | null;
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
+    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }
 

@@ -94,8 +94,8 @@ export class RedissonFairLock extends BaseLock {
     try {
       reply =
         waitMs === 0
-          ? await this.ctx.executor.eval('fairlock/tryLockOnce', keys, [leaseMs, field, now, wait, ...extra])
-          : await this.ctx.executor.eval('fairlock/tryLockInner', keys, [leaseMs, field, wait, now, ...extra]);
+          ? await this.ctx.executor.eval('fairlock/tryLockOnce', keys, [leaseMs, field, now, wait, ...extra], 'never', this.undoUnsynced(field, threadId, (r) => r === null))
+          : await this.ctx.executor.eval('fairlock/tryLockInner', keys, [leaseMs, field, wait, now, ...extra], 'never', this.undoUnsynced(field, threadId, (r) => r === null));
     } catch (error) {
       if (reentry !== null && error instanceof Error && error.message.includes(reentry)) {
         if (waitMs !== 0) this.#refusedReentry.add(threadId);

@@ -97,8 +97,9 @@ export class RedissonFencedLock extends BaseLock<number> {
   }
 
   /** `fencedlock/tryLockInner`: take or re-enter, drawing a token; otherwise the holder's PTTL. */
-  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<number>> {
-    const [ttl, token] = (await this.ctx.executor.eval('fencedlock/tryLockInner', [this.rawName, this.#tokenName], [leaseMs, field])) as [number, number];
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<number>> {
+    const undo = this.undoUnsynced(field, threadId, (r) => Array.isArray(r) && r[1] !== -1);
+    const [ttl, token] = (await this.ctx.executor.eval('fencedlock/tryLockInner', [this.rawName, this.#tokenName], [leaseMs, field], 'never', undo)) as [number, number];
     // The token tells: Redisson's {-1, -1} for a foreign hash without expiry is a refusal, not token -1.
     return token !== -1 ? acquired(token) : retryAfter(ttl);
   }

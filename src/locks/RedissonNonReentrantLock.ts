@@ -29,7 +29,7 @@ export class RedissonNonReentrantLock extends RLock {
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     let ttl: unknown;
     try {
-      ttl = await this.ctx.executor.eval('nonreentrant/tryLockInner', [this.rawName], [leaseMs, field, NON_REENTRANT_REACQUIRE]);
+      ttl = await this.ctx.executor.eval('nonreentrant/tryLockInner', [this.rawName], [leaseMs, field, NON_REENTRANT_REACQUIRE], 'never', this.undoUnsynced(field, threadId, (r) => r === null));
     } catch (error) {
       if (error instanceof Error && error.message.includes(NON_REENTRANT_REACQUIRE)) {
         throw new IllegalMonitorStateError(

@@ -65,6 +65,8 @@ export class RedissonReadLock extends ReadWriteHalf {
       'rwlock/readTryLockInner',
       [this.rawName, readLockTimeoutPrefix(this.rawName, field)],
       [leaseMs, field, writeLockFieldName(this.ctx.id, threadId)],
+      'never',
+      this.undoUnsynced(field, threadId, (r) => r === null),
     )) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

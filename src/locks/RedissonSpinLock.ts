@@ -45,10 +45,11 @@ export class RedissonSpinLock extends BaseLock {
   }
 
   /** RLock's acquire script (Redisson's spin lock script runs the same commands). */
-  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     // As Redisson: every attempt, taken or not, makes its lease the one a reentrant unlock re-applies.
     this.internalLockLeaseTime = leaseMs;
-    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field])) as number | null;
+    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }
 

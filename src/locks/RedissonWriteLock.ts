@@ -31,8 +31,9 @@ export class RedissonWriteLock extends ReadWriteHalf {
   }
 
   /** `rwlock/writeTryLockInner`: take a free lock or re-enter; otherwise the holders' PTTL. */
-  protected override async tryAcquireOnce({ leaseMs, field }: AcquireRequest): Promise<Attempt<void>> {
-    const ttl = (await this.ctx.executor.eval('rwlock/writeTryLockInner', [this.rawName], [leaseMs, field])) as number | null;
+  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
+    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const ttl = (await this.ctx.executor.eval('rwlock/writeTryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }
 

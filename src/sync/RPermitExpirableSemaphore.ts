@@ -337,6 +337,9 @@ export class RPermitExpirableSemaphore {
       'permitExpirableSemaphore/tryAcquire',
       [this.#rawName, this.#timeoutName, this.#channel],
       [count, score, now, NON_EXPIRABLE_SCORE, pubsub.publishCommand, ...ids],
+      'never',
+      // Replicas that did not confirm it (Sentinel): the ids are given back before the retry (handleNoSync).
+      (r) => (r === 'OK' ? this.#releaseMany(ids) : undefined),
     );
     if (reply === 'OK') return acquired(ids.map((id) => id.toString('hex')));
     // ":<score>": a lease expires then, freeing a permit: retry by then at the latest.

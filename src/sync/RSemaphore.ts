@@ -197,7 +197,9 @@ export class RSemaphore {
   }
 
   async #tryAcquireOnce(permits: number): Promise<Attempt<void>> {
-    const taken = await this.#ctx.executor.eval('semaphore/tryAcquire', [this.#rawName], [permits]);
+    // Replicas that did not confirm it (Sentinel): the permits are given back before the retry (Redisson's handleNoSync).
+    const undo = (reply: unknown): Promise<unknown> | undefined => (reply === 1 ? this.#release(permits) : undefined);
+    const taken = await this.#ctx.executor.eval('semaphore/tryAcquire', [this.#rawName], [permits], 'never', undo);
     // No TTL to outwait: only a message says when to retry.
     return taken === 1 ? acquired(undefined) : retryAfter(-1);
   }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Redisson, RedissonConfigError, readRedissonConfig, type NameMapper } from '../../src/index.js';
 import { startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { optionsFromConfig } from '../../src/fromConfig.js';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/config/${name}`, import.meta.url));
 const PASSWORD = 'sesame-open';
@@ -125,7 +126,7 @@ describe('readRedissonConfig: problems are reported, not ignored', () => {
     expect((error as Error).message).toMatch(/`singleServerConfig.sslTruststore` is not supported: TLS material/);
   });
 
-  it('reads a sentinel config into typed servers, and fromConfig refuses it as not supported yet', () => {
+  it('reads a sentinel config into typed servers, and makes ioredis Sentinel options of it', () => {
     const warnings: string[] = [];
     const read = readRedissonConfig(fixture('sentinel.yaml'), { onWarning: (w) => warnings.push(w) });
     expect(read).toMatchObject({
@@ -142,8 +143,18 @@ describe('readRedissonConfig: problems are reported, not ignored', () => {
     });
     // Only the one field not at Redisson's default (the documented example subscribes on slaves).
     expect(warnings).toEqual([expect.stringMatching(/`sentinelServersConfig.subscriptionMode` has no effect in redisson-ts \(set to `'SLAVE'`/)]);
-    expect(() => Redisson.fromConfig(fixture('sentinel.yaml'), { onWarning: () => undefined })).toThrow(RedissonConfigError);
-    expect(() => Redisson.fromConfig(fixture('sentinel.yaml'), { onWarning: () => undefined })).toThrow(/sentinelServersConfig` is not supported yet/);
+    expect(optionsFromConfig(fixture('sentinel.yaml'), { onWarning: () => undefined })).toMatchObject({
+      lockWatchdogTimeout: 20_000,
+      redis: {
+        name: 'mymaster',
+        sentinels: [
+          { host: '127.0.0.1', port: 26379 },
+          { host: '127.0.0.1', port: 26389 },
+        ],
+        password: 's3cret',
+        db: 2,
+      },
+    });
   });
 
   it('reads a cluster config into typed nodes (TLS from rediss://), and fromConfig refuses it as not supported yet', () => {
