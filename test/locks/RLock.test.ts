@@ -1,6 +1,8 @@
 /**
  * RLock behaviour on a real server, following Redisson's RedissonLockTest as a checklist
- * (PROTOCOL.md §14.2), with and without an ioredis keyPrefix.
+ * (PROTOCOL.md §14.2), with and without an ioredis keyPrefix — and the same suite, unchanged, through a
+ * Sentinel deployment (master, two replicas, three Sentinels), where every lock write is followed by `WAIT`
+ * (issue 13: one suite over the deployments; cluster joins when it lands).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
@@ -12,6 +14,7 @@ import {
   type Redisson,
 } from '../../src/index.js';
 import { Clients, collectMessages, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { startSentinelSet, type SentinelSet } from '../support/sentinel.js';
 
 let server: TestRedis;
 beforeAll(async () => {
@@ -22,13 +25,17 @@ afterAll(async () => {
 });
 
 describe.each([
-  { label: 'no keyPrefix', keyPrefix: '' },
-  { label: 'ioredis keyPrefix', keyPrefix: 'app1:' },
-])('RLock ($label)', ({ keyPrefix }) => {
+  { label: 'no keyPrefix', keyPrefix: '', sentinel: false },
+  { label: 'ioredis keyPrefix', keyPrefix: 'app1:', sentinel: false },
+  { label: 'through Sentinel, WAIT after every write', keyPrefix: '', sentinel: true },
+])('RLock ($label)', ({ keyPrefix, sentinel }) => {
   let clients: Clients;
   let raw: Redis;
+  let set: SentinelSet | undefined;
+  // Raw connections (assertions on the data) go to the server, or to the Sentinel deployment's master.
+  let url = '';
   const newClient = (options: { lockWatchdogTimeout?: number } = {}): Redisson =>
-    clients.client({ redis: { ...redisOptions(server.url), keyPrefix }, ...options });
+    clients.client({ redis: set ? { ...set.redisOptions(), keyPrefix } : { ...redisOptions(server.url), keyPrefix }, ...options });
   // Raw view of what is stored: the key as ioredis' keyPrefix makes it.
   const key = (name: string): string => keyPrefix + name;
   const numSub = async (channel: string): Promise<number> => {
@@ -36,14 +43,20 @@ describe.each([
     return Number(reply[1]);
   };
 
-  beforeAll(() => {
-    clients = new Clients(server.url);
+  beforeAll(async () => {
+    if (sentinel) set = await startSentinelSet();
+    url = set ? `redis://127.0.0.1:${set.master.port}` : server.url;
+    clients = new Clients(url);
     raw = clients.raw();
-  });
+  }, 60_000);
   afterEach(async () => {
     await clients.closeAll();
-    clients = new Clients(server.url);
+    clients = new Clients(url);
     raw = clients.raw();
+  });
+  afterAll(async () => {
+    await clients.closeAll();
+    await set?.stop();
   });
 
   it('stores the Redisson layout: hash field <clientUUID>:<threadId> = count, PTTL = lease, 0 published on release', async () => {
