@@ -94,6 +94,36 @@ describe('RLock through Sentinel', () => {
   }, 60_000);
 });
 
+describe('semaphores through Sentinel', () => {
+  it('an acquisition no replica confirmed gives its permits back (RSemaphore) or its ids (PermitExpirableSemaphore) before NoSyncedSlavesError', async () => {
+    const c = client({ retryAttempts: 0, slavesSyncTimeout: 200 });
+    const [semName, pesName] = [uniqueName('sem'), uniqueName('pes')];
+    const semaphore = c.getSemaphore(semName);
+    const expirable = c.getPermitExpirableSemaphore(pesName);
+    expect(await semaphore.trySetPermits(2)).toBe(true);
+    expect(await expirable.trySetPermits(2)).toBe(true);
+    const master = direct(set.master.port);
+    for (const replica of set.replicas) replica.pause();
+    try {
+      await expect(semaphore.tryAcquire(2)).rejects.toThrow(NoSyncedSlavesError);
+      await expect(expirable.tryAcquire(2)).rejects.toThrow(NoSyncedSlavesError);
+      expect(await master.get(semName)).toBe('2');
+      expect(await master.get(pesName)).toBe('2');
+      expect(await master.zcard(`{${pesName}}:timeout`)).toBe(0);
+    } finally {
+      for (const replica of set.replicas) replica.resume();
+    }
+    // Replicas back: the same calls succeed, and the replicas have the result.
+    await eventually(async () => ((await master.info('replication')).match(/^slave\d+:.*state=online/gm) ?? []).length === 2, 20_000, 'replicas online again');
+    expect(await semaphore.tryAcquire(2)).toBe(true);
+    expect(await expirable.tryAcquire(2)).toHaveLength(2);
+    for (const replica of set.replicas) {
+      expect(await direct(replica.port).get(semName)).toBe('0');
+      expect(await direct(replica.port).zcard(`{${pesName}}:timeout`)).toBe(2);
+    }
+  }, 60_000);
+});
+
 describe('Redisson config file', () => {
   it("Redisson.fromConfig reads a sentinelServersConfig (Java's own format) and its client takes locks through Sentinel", async () => {
     const c = Redisson.fromConfig({
