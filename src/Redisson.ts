@@ -4,10 +4,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
-import { CommandExecutor } from './commands.js';
+import { CommandExecutor, type RedisConnection } from './commands.js';
+import { isClusterInstance, keySlot } from './cluster.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
@@ -27,7 +28,7 @@ import { RedissonRedLock } from './locks/RedissonRedLock.js';
 import { RPermitExpirableSemaphore } from './sync/RPermitExpirableSemaphore.js';
 import { RSemaphore } from './sync/RSemaphore.js';
 import { RCountDownLatch } from './sync/RCountDownLatch.js';
-import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
+import { PublishSubscribe, type PubSubTransport } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
 import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
@@ -87,7 +88,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /** This client's id: a random UUID, the first half of every hash field it writes. */
   readonly id: string = randomUUID();
   readonly #options: ResolvedOptions;
-  readonly #connection: Redis;
+  readonly #connection: RedisConnection;
   readonly #ownsConnection: boolean;
   readonly #executor: CommandExecutor;
   readonly #pubsub: PublishSubscribe;
@@ -109,7 +110,14 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     // The command connection must not replay unanswered commands (see CommandExecutor): our own
     // connections are made that way; an instance passed in that would replay is duplicated.
     const redis = options.redis;
-    if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false) {
+    const cluster = clusterSetup(redis, options);
+    if (cluster) {
+      // Connections of our own, made from the nodes and options given: the command connection never
+      // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
+      this.#connection = new Cluster(cluster.nodes, cluster.command);
+      this.#ownsConnection = true;
+      this.#connection.on('error', () => undefined);
+    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false) {
       this.#connection = redis;
       this.#ownsConnection = false;
     } else {
@@ -119,25 +127,27 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
           ? redis.duplicate(noReplay)
           : typeof redis === 'string'
             ? new Redis(redis, noReplay)
-            : new Redis({ ...redis, ...noReplay });
+            : new Redis({ ...(redis as RedisOptions), ...noReplay });
       this.#ownsConnection = true;
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
-    // Redisson sends WAIT after its writes in every mode but single-server: here, a Sentinel deployment.
+    // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
     const sentinels = (this.#connection.options as { sentinels?: unknown[] | null }).sentinels;
-    const replicated = Array.isArray(sentinels) && sentinels.length > 0;
+    const replicated = cluster !== null || (Array.isArray(sentinels) && sentinels.length > 0);
     const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
     this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
-    const subscriber = this.#connection.duplicate({
-      keyPrefix: '',
-      lazyConnect: true,
-      autoResubscribe: false,
-      autoResendUnfulfilledCommands: false,
-      enableOfflineQueue: false,
-    });
+    const subscriber: RedisConnection = cluster
+      ? new Cluster(cluster.nodes, cluster.subscriber)
+      : (this.#connection as Redis).duplicate({
+          keyPrefix: '',
+          lazyConnect: true,
+          autoResubscribe: false,
+          autoResendUnfulfilledCommands: false,
+          enableOfflineQueue: false,
+        });
     subscriber.on('error', () => undefined);
     // ioredis' connection events, forwarded ('error' only while someone listens: an EventEmitter throws an
     // 'error' nobody listens to, and connection errors already surface as typed rejections).
@@ -149,7 +159,9 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     this.#stopForwarding = () => {
       for (const c of [this.#connection, subscriber]) c.off('error', forwardError).off('reconnecting', forwardReconnecting);
     };
-    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout);
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic');
+    const pubsub = this.#pubsub;
+    this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
       executor.eval(id, keys, args, 'idempotent');
@@ -159,6 +171,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),
       (error) => this.#emitSafely('renewalError', { error }),
+      cluster ? (rawName) => keySlot(keyPrefix + rawName) : undefined,
     );
     this.#context = {
       id: this.id,
@@ -229,8 +242,15 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /**
    * The command connection (an ioredis instance): the one passed in, or — when that one would re-send
    * unanswered commands after a reconnect — a duplicate of it with `autoResendUnfulfilledCommands: false`.
+   * Typed as `Redis` for the single-server and Sentinel clients it is; a cluster client's is an ioredis
+   * `Cluster` — see {@link connection}.
    */
   get redis(): Redis {
+    return this.#connection as Redis;
+  }
+
+  /** The command connection with its exact type: an ioredis `Redis`, or a `Cluster` for a cluster client. */
+  get connection(): RedisConnection {
     return this.#connection;
   }
 
@@ -483,4 +503,50 @@ async function settleBy(work: Promise<unknown>[], deadline: number): Promise<voi
   const left = Math.max(0, deadline - performance.now());
   await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
   clearTimeout(timer);
+}
+
+/** The nodes and the two connections' options of a Redis Cluster client, or null for any other `redis`. */
+function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions): { nodes: ClusterNode[]; command: ClusterOptions; subscriber: ClusterOptions } | null {
+  let nodes: ClusterNode[];
+  let base: ClusterOptions;
+  if (isClusterInstance(redis)) {
+    nodes = [...((redis as unknown as { startupNodes: ClusterNode[] }).startupNodes ?? [])];
+    base = redis.options;
+  } else if (typeof redis === 'object' && 'clusterNodes' in redis) {
+    nodes = [...redis.clusterNodes];
+    base = redis.clusterOptions ?? {};
+  } else {
+    return null;
+  }
+  const redisOptions = { ...(base.redisOptions ?? {}), autoResendUnfulfilledCommands: false };
+  return {
+    nodes,
+    command: { ...base, redisOptions, shardedSubscribers: false },
+    subscriber: {
+      ...base,
+      keyPrefix: '',
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      redisOptions: { ...redisOptions, keyPrefix: '', autoResubscribe: true },
+      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough.
+      shardedSubscribers: options.shardedSubscriptionMode !== 'OFF',
+    },
+  };
+}
+
+/**
+ * A cluster client's pub/sub transport (Redisson's `shardedSubscriptionMode`): `ON` sharded, `OFF` classic,
+ * `AUTO` sharded when the cluster answers `PUBSUB SHARDNUMSUB` (Redis 7+), classic when it refuses it.
+ */
+function clusterTransport(connection: RedisConnection, options: ResolvedOptions): PubSubTransport | (() => Promise<PubSubTransport>) {
+  if (options.shardedSubscriptionMode === 'ON') return 'sharded';
+  if (options.shardedSubscriptionMode === 'OFF') return 'classic';
+  return () =>
+    connection.call('PUBSUB', 'SHARDNUMSUB').then(
+      (): PubSubTransport => 'sharded',
+      (error: unknown): PubSubTransport => {
+        if (error instanceof Error && error.name === 'ReplyError') return 'classic';
+        throw error;
+      },
+    );
 }

@@ -7,6 +7,8 @@ import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { ConnectionLostError, NoSyncedSlavesError, RedisConnectionError, RedisTimeoutError, RedissonShutdownError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
+import { isClusterInstance, keySlot } from './cluster.js';
+import { PUBLISH_COMMAND_PENDING } from './pubsub/PublishSubscribe.js';
 
 /** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
 export type RedisConnection = Redis | Cluster;
@@ -164,6 +166,10 @@ export class CommandExecutor {
    */
   // Replicas of the master, from `INFO replication` (Redisson's cached `availableSlaves`); null: ask again.
   #replicas: number | null = null;
+  // The same per cluster master (`host:port`).
+  readonly #clusterReplicas = new Map<string, number>();
+  // The publish command a cluster client settles on (sharded or not) once its probe answered.
+  #publishCommand: (() => Promise<string>) | null = null;
 
   constructor(
     readonly redis: RedisConnection,
@@ -177,6 +183,14 @@ export class CommandExecutor {
     redis.on('ready', this.#onReady);
     redis.on('error', this.#onError);
     redis.on('reconnecting', this.#onReconnecting);
+  }
+
+  /**
+   * How to resolve {@link PUBLISH_COMMAND_PENDING} in script arguments (a cluster client whose AUTO probe has
+   * not answered yet): the executor waits for it before sending such a script.
+   */
+  resolvePublishWith(resolve: () => Promise<string>): void {
+    this.#publishCommand = resolve;
   }
 
   /** Number of commands sent and not yet settled. */
@@ -225,6 +239,10 @@ export class CommandExecutor {
 
   /** `host:port` (or socket path) of the connection, for error messages. */
   get address(): string {
+    if (isClusterInstance(this.redis)) {
+      const nodes = (this.redis as unknown as { startupNodes?: { host?: string; port?: number }[] }).startupNodes ?? [];
+      return `cluster ${nodes.map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
+    }
     const o = this.redis.options as { host?: string; port?: number; path?: string };
     return o.path ?? `${o.host ?? '127.0.0.1'}:${o.port ?? 6379}`;
   }
@@ -238,7 +256,8 @@ export class CommandExecutor {
    * lost reply as `ConnectionLostError`; `'idempotent'` (an unlock whose latch answers a second run, a
    * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
    */
-  async eval(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
+  async eval(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
+    const args = given.includes(PUBLISH_COMMAND_PENDING) ? await this.#withPublishCommand(given) : given;
     const sync = this.sync;
     if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((redis) => evalScript(redis, id, keys, args)));
     // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
@@ -254,6 +273,12 @@ export class CommandExecutor {
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
       }
     }
+  }
+
+  async #withPublishCommand(args: readonly ScriptArg[]): Promise<ScriptArg[]> {
+    if (this.#publishCommand === null) throw new Error('a script names a pending publish command, but nothing resolves it');
+    const command = await this.#publishCommand();
+    return args.map((a) => (a === PUBLISH_COMMAND_PENDING ? command : a));
   }
 
   /** `send`, re-sent after a lost reply when `retry` allows it. */
@@ -275,7 +300,7 @@ export class CommandExecutor {
    * `checkLockSyncedSlaves` is on.
    */
   async #synced(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
-    const replicas = await this.#replicaCount();
+    const replicas = await this.#replicaCount(keys[0]);
     if (replicas === 0) return this.run((redis) => evalScript(redis, id, keys, args));
     const [reply, synced] = await this.run(async (redis) => {
       const pipeline = (redis as Redis).pipeline();
@@ -287,14 +312,31 @@ export class CommandExecutor {
       if (wait[0] instanceof Error) throw wait[0];
       return [script[1], Number(wait[1])] as const;
     }, sync.slavesSyncTimeout);
-    if (synced !== replicas) this.#replicas = null;
+    if (synced !== replicas) {
+      this.#replicas = null;
+      this.#clusterReplicas.clear();
+    }
     if (sync.checkLockSyncedSlaves && synced === 0) throw new UnsyncedWrite(reply, new NoSyncedSlavesError(replicas, synced, sync.slavesSyncTimeout));
     return reply;
   }
 
-  async #replicaCount(): Promise<number> {
+  async #replicaCount(key: string | undefined): Promise<number> {
+    if (isClusterInstance(this.redis)) {
+      // A cluster: the replicas of the master that owns the key's slot (ioredis' slot map names it).
+      const cluster = this.redis;
+      const master = cluster.slots[keySlot((cluster.options.keyPrefix ?? '') + (key ?? ''))]?.[0];
+      if (master === undefined) return 0;
+      const cached = this.#clusterReplicas.get(master);
+      if (cached !== undefined) return cached;
+      const node = cluster.nodes('master').find((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}` === master);
+      if (node === undefined) return 0;
+      const info = await this.run<string>(() => node.info('replication'));
+      const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
+      this.#clusterReplicas.set(master, count);
+      return count;
+    }
     if (this.#replicas !== null) return this.#replicas;
-    const info = await this.run<string>((redis) => redis.info('replication'));
+    const info = await this.run<string>((redis) => (redis as Redis).info('replication'));
     const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
     this.#replicas = count;
     return count;

@@ -2,18 +2,27 @@
  * Client options, their frozen defaults, and the argument validation shared by every primitive.
  * Everything here throws before anything is sent to Redis.
  */
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
+import { isClusterInstance } from './cluster.js';
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
+
+/** A Redis Cluster to connect to: its startup nodes, and ioredis `Cluster` options. */
+export interface ClusterConnectionOptions {
+  clusterNodes: ClusterNode[];
+  clusterOptions?: ClusterOptions;
+}
 
 /** Options of {@link Redisson.create}. Names and defaults follow Redisson's `Config`. */
 export interface RedissonOptions {
   /**
-   * Where Redis is: a `redis://` URL, ioredis options, or an existing ioredis `Redis` instance (which the
-   * client then uses but does not close on shutdown).
+   * Where Redis is: a `redis://` URL, ioredis options (Sentinel ones too), an existing ioredis `Redis`
+   * instance (which the client then uses but does not close on shutdown), a Redis Cluster as
+   * `{ clusterNodes, clusterOptions? }`, or an existing ioredis `Cluster` (whose nodes and options the client
+   * connects with, on connections of its own).
    * @default 'redis://127.0.0.1:6379'
    */
-  redis?: string | RedisOptions | Redis;
+  redis?: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
   /**
    * Lease (ms) of locks taken without a lease time; the watchdog renews them every third of it.
    * @default 30000
@@ -79,11 +88,19 @@ export interface RedissonOptions {
    * @default 1000
    */
   slavesSyncTimeout?: number;
+  /**
+   * Redis Cluster only: `SPUBLISH`/`SSUBSCRIBE` (sharded pub/sub) or `PUBLISH`/`SUBSCRIBE`, as Redisson's
+   * `shardedSubscriptionMode` (3.29.0+): `'AUTO'` probes `PUBSUB SHARDNUMSUB` (Redis ≥ 7: sharded), `'ON'`,
+   * `'OFF'`. Both sides of a lock must agree: Java Redisson ≥ 3.22.0 on Redis 7 shards by default, older
+   * versions never do — set `'OFF'` to share locks with those.
+   * @default 'AUTO'
+   */
+  shardedSubscriptionMode?: 'AUTO' | 'ON' | 'OFF';
 }
 
 /** Options after defaults were applied and every value validated. */
 export interface ResolvedOptions {
-  readonly redis: string | RedisOptions | Redis;
+  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
   readonly lockWatchdogTimeout: number;
   readonly lockWatchdogBatchSize: number;
   readonly fairLockWaitTimeout: number;
@@ -95,6 +112,7 @@ export interface ResolvedOptions {
   readonly shortLeaseWarning: boolean;
   readonly checkLockSyncedSlaves: boolean;
   readonly slavesSyncTimeout: number;
+  readonly shardedSubscriptionMode: 'AUTO' | 'ON' | 'OFF';
 }
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
@@ -110,6 +128,7 @@ export const DEFAULTS = Object.freeze({
   shortLeaseWarning: true,
   checkLockSyncedSlaves: true,
   slavesSyncTimeout: 1_000,
+  shardedSubscriptionMode: 'AUTO',
 });
 
 /**
@@ -128,7 +147,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -269,10 +288,16 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     }
   } else if (typeof redis !== 'object' || redis === null) {
     throw new TypeError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describeValue(redis)}`);
-  } else if (!isRedisInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
-    // A class instance that is not an ioredis client (a Cluster, another library's client) must not be
-    // read as an options object, which would silently connect to 127.0.0.1:6379.
-    throw new TypeError('Expected `redis` to be a URL, plain ioredis options or an ioredis `Redis` instance');
+  } else if (!isRedisInstance(redis) && !isClusterInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
+    // A class instance that is not an ioredis client (another library's client) must not be read as an
+    // options object, which would silently connect to 127.0.0.1:6379.
+    throw new TypeError('Expected `redis` to be a URL, plain ioredis options, an ioredis `Redis` or `Cluster` instance, or `{ clusterNodes }`');
+  } else if ('clusterNodes' in redis && (!Array.isArray(redis.clusterNodes) || redis.clusterNodes.length === 0)) {
+    throw new TypeError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
+  }
+  const shardedSubscriptionMode = given('shardedSubscriptionMode', DEFAULTS.shardedSubscriptionMode);
+  if (shardedSubscriptionMode !== 'AUTO' && shardedSubscriptionMode !== 'ON' && shardedSubscriptionMode !== 'OFF') {
+    throw new TypeError(`Expected \`shardedSubscriptionMode\` to be 'AUTO', 'ON' or 'OFF', got ${describeValue(shardedSubscriptionMode)}`);
   }
   const nameMapper = given('nameMapper', identityNameMapper);
   if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
@@ -306,6 +331,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     shortLeaseWarning,
     checkLockSyncedSlaves,
     slavesSyncTimeout: requireInteger(given('slavesSyncTimeout', DEFAULTS.slavesSyncTimeout), 'slavesSyncTimeout', 1, MAX_TIMER_MS),
+    shardedSubscriptionMode,
   });
 }
 

@@ -1,8 +1,8 @@
 /** Connection lifecycle helpers shared by the client and the subscriber. */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /** QUIT when connected (bounded by `timeoutMs`), else drop the socket: pending commands are rejected. */
-export async function closeConnection(redis: Redis, timeoutMs: number): Promise<void> {
+export async function closeConnection(redis: Redis | Cluster, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') {
     let timer: NodeJS.Timeout | undefined;
     const quit = redis.quit().then(

@@ -12,12 +12,21 @@
  * waiters woken once the server confirms it, since messages may have been missed); an UNSUBSCRIBE is
  * only written for a SUBSCRIBE already on the same socket, so it can never overtake it.
  */
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
 import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { closeConnection } from '../connection.js';
 import { createEmitter } from '../emitter.js';
+
+/**
+ * What a script is given as its publish command before a cluster client knows whether it shards (AUTO): the
+ * executor puts the real one in its place once the probe has answered, before anything is sent.
+ */
+export const PUBLISH_COMMAND_PENDING = '\u0000publish-command';
+
+/** Classic or sharded pub/sub (PROTOCOL.md §1.5): PUBLISH/SUBSCRIBE, or SPUBLISH/SSUBSCRIBE in a cluster. */
+export type PubSubTransport = 'classic' | 'sharded';
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -143,6 +152,9 @@ export class PublishSubscribe {
   private epoch = 0;
   private live = false;
   private closed = false;
+  // Known at once outside a cluster; in a cluster with AUTO, once the probe answered.
+  private transport: PubSubTransport | null;
+  private transportReady: Promise<PubSubTransport> | null = null;
 
   /**
    * @param subscriber a connection used only for (un)subscribing; owned by this object, which turns off
@@ -152,15 +164,29 @@ export class PublishSubscribe {
    * @param closeTimeoutMs how long `close()` waits for a clean QUIT (the client's `timeout`).
    */
   constructor(
-    private readonly subscriber: Redis,
+    private readonly subscriber: Redis | Cluster,
     private readonly keyPrefix: string,
     private readonly closeTimeoutMs = 3_000,
+    /**
+     * A cluster's transport: fixed (`ON`/`OFF`), or a probe run once before the first (un)subscribe and the
+     * first script that publishes (`AUTO`). Omitted outside a cluster: classic.
+     */
+    transport: PubSubTransport | (() => Promise<PubSubTransport>) = 'classic',
   ) {
-    // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by reconcile/unref.
-    subscriber.options.autoResubscribe = false;
-    subscriber.options.autoResendUnfulfilledCommands = false;
-    subscriber.options.enableOfflineQueue = false;
+    if (typeof transport === 'function') {
+      this.transport = null;
+      this.probe = transport;
+    } else {
+      this.transport = transport;
+    }
+    if (!isCluster(subscriber)) {
+      // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by reconcile/unref.
+      subscriber.options.autoResubscribe = false;
+      subscriber.options.autoResendUnfulfilledCommands = false;
+      subscriber.options.enableOfflineQueue = false;
+    }
     subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
+    subscriber.on('smessage', (channel: string, message: string) => this.messages.emit(channel, message));
     subscriber.on('ready', () => {
       this.epoch++;
       this.live = true;
@@ -174,9 +200,31 @@ export class PublishSubscribe {
     });
   }
 
-  /** Publish command matching the subscriptions (sharded pub/sub will return `SPUBLISH`). */
-  get publishCommand(): 'PUBLISH' | 'SPUBLISH' {
-    return 'PUBLISH';
+  private readonly probe: (() => Promise<PubSubTransport>) | null = null;
+
+  /**
+   * Publish command matching the subscriptions: `SPUBLISH` with sharded pub/sub. Before a cluster's AUTO
+   * probe answered, {@link PUBLISH_COMMAND_PENDING}, which the executor resolves with {@link resolveTransport}.
+   */
+  get publishCommand(): 'PUBLISH' | 'SPUBLISH' | typeof PUBLISH_COMMAND_PENDING {
+    if (this.transport === null) return PUBLISH_COMMAND_PENDING;
+    return this.transport === 'sharded' ? 'SPUBLISH' : 'PUBLISH';
+  }
+
+  /**
+   * The transport, probing once when not yet known. A probe that failed (no connection) is tried again by
+   * the next caller.
+   */
+  async resolveTransport(): Promise<PubSubTransport> {
+    if (this.transport !== null) return this.transport;
+    this.transportReady ??= (this.probe as () => Promise<PubSubTransport>)().then(
+      (t) => (this.transport = t),
+      (error: unknown) => {
+        this.transportReady = null;
+        throw error;
+      },
+    );
+    return this.transportReady;
   }
 
   /** Number of channels this client is subscribed to (or subscribing to) now. */
@@ -202,6 +250,10 @@ export class PublishSubscribe {
     let entry = this.entries.get(wire);
     if (entry && entry.policy !== policy) {
       throw new IllegalStateError(`channel ${wire} is already waited on with the '${entry.policy.name}' wake policy, not '${policy.name}': two primitive types share one name`);
+    }
+    if (!entry && this.transport === null) {
+      await withTimeout(this.resolveTransport(), timeoutMs, abort, `Sharded pub/sub probe timed out after ${timeoutMs} ms`);
+      return this.subscribe(channel, policy, timeoutMs, abort);
     }
     if (!entry) {
       entry = new ChannelEntry(policy);
@@ -245,7 +297,7 @@ export class PublishSubscribe {
       if (this.onServer.has(wire)) continue;
       this.onServer.add(wire);
       const epoch = this.epoch;
-      this.subscriber.subscribe(wire).then(
+      (this.transport === 'sharded' ? (this.subscriber as Cluster).ssubscribe(wire) : this.subscriber.subscribe(wire)).then(
         () => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           const again = entry.confirmed;
@@ -277,7 +329,9 @@ export class PublishSubscribe {
     this.messages.all.delete(wire);
     entry.ready.reject(new RedissonShutdownError('subscription released'));
     // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
-    if (this.live && !this.closed && this.onServer.delete(wire)) this.subscriber.unsubscribe(wire).catch(() => undefined);
+    if (this.live && !this.closed && this.onServer.delete(wire)) {
+      (this.transport === 'sharded' ? (this.subscriber as Cluster).sunsubscribe(wire) : this.subscriber.unsubscribe(wire)).catch(() => undefined);
+    }
   }
 }
 
@@ -300,4 +354,8 @@ function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSignal |
     clearTimeout(timer);
     abort?.removeEventListener('abort', onAbort);
   });
+}
+
+function isCluster(connection: Redis | Cluster): connection is Cluster {
+  return typeof (connection as { nodes?: unknown }).nodes === 'function';
 }

@@ -95,6 +95,11 @@ export class LockRenewalScheduler {
     private readonly batchSize: number,
     private readonly onLost: (lock: LostLock) => void,
     private readonly onError: (error: unknown) => void,
+    /**
+     * Which locks may share one script call: in a cluster, those of one hash slot (a script's keys must be
+     * in one slot). Outside a cluster every lock of a kind may share one.
+     */
+    private readonly groupOf: (rawName: string) => number = () => 0,
   ) {}
 
   /** Number of (kind, lock name) pairs being renewed now. */
@@ -187,14 +192,15 @@ export class LockRenewalScheduler {
   }
 
   private async tick(): Promise<void> {
-    // One batch holds locks of one kind: each kind has its own script.
-    const byKind = new Map<RenewalKind, string[]>();
+    // One batch holds locks of one kind (each kind has its own script) and, in a cluster, of one hash slot.
+    const byKind = new Map<string, { kind: RenewalKind; slots: string[] }>();
     for (const [slot, renewed] of this.locks) {
-      const slots = byKind.get(renewed.kind);
-      if (slots) slots.push(slot);
-      else byKind.set(renewed.kind, [slot]);
+      const group = `${renewed.kind.id}\u0000${this.groupOf(renewed.rawName)}`;
+      const batch = byKind.get(group);
+      if (batch) batch.slots.push(slot);
+      else byKind.set(group, { kind: renewed.kind, slots: [slot] });
     }
-    for (const [kind, slots] of byKind) {
+    for (const { kind, slots } of byKind.values()) {
       for (let i = 0; i < slots.length && !this.stopped; i += this.batchSize) {
         const sent: Sent[] = [];
         const entries: RenewalEntry[] = [];

@@ -1,0 +1,42 @@
+/**
+ * Redis Cluster plumbing: key slots (CRC16/XMODEM of the key's hash tag, as Redis computes them) and telling
+ * an ioredis `Cluster` apart from a standalone client.
+ */
+import type { Cluster } from 'ioredis';
+
+/** Slots in a Redis Cluster. */
+export const CLUSTER_SLOTS = 16_384;
+
+const TABLE = (() => {
+  const t = new Uint16Array(256);
+  for (let i = 0; i < 256; i++) {
+    let crc = i << 8;
+    for (let j = 0; j < 8; j++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    t[i] = crc;
+  }
+  return t;
+})();
+
+function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const b of bytes) crc = ((crc << 8) & 0xffff) ^ (TABLE[((crc >> 8) ^ b) & 0xff] as number);
+  return crc;
+}
+
+/** The cluster slot of `key`: its first non-empty `{…}` hash tag, else the whole key. */
+export function keySlot(key: string | Buffer): number {
+  const bytes = typeof key === 'string' ? Buffer.from(key) : key;
+  const open = bytes.indexOf(0x7b);
+  if (open >= 0) {
+    const close = bytes.indexOf(0x7d, open + 1);
+    if (close > open + 1) return crc16(bytes.subarray(open + 1, close)) % CLUSTER_SLOTS;
+  }
+  return crc16(bytes) % CLUSTER_SLOTS;
+}
+
+/** Whether `value` is an ioredis `Cluster` (also one from another copy of ioredis). */
+export function isClusterInstance(value: unknown): value is Cluster {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return typeof r['nodes'] === 'function' && typeof r['duplicate'] === 'function' && typeof r['defineCommand'] === 'function';
+}

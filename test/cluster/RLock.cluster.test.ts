@@ -1,0 +1,163 @@
+/**
+ * The lock family on a Redis Cluster (issue 13): three masters with a replica each, spawned from the
+ * `redis-server` binary. Checked on the nodes themselves (`INFO commandstats`, `PUBSUB SHARDNUMSUB`/`NUMSUB`):
+ * with `shardedSubscriptionMode` AUTO (Redis 7 answers the probe) releases are `SPUBLISH`ed and waiters
+ * `SSUBSCRIBE` on the master of the channel's slot; with OFF, classic `PUBLISH`/`SUBSCRIBE`; every write is
+ * followed by `WAIT 1` on the slot's master, so its replica has the hold; the watchdog renews locks of many
+ * slots in one batch per slot (a script's keys must share a slot); and every primitive's multi-key scripts
+ * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keySlot } from '../../src/cluster.js';
+import { Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, uniqueName } from '../support/redis.js';
+
+let cluster: TestCluster;
+const clients: Redisson[] = [];
+const raws: Redis[] = [];
+
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.shutdown().catch(() => undefined)));
+  for (const r of raws) r.disconnect();
+  await cluster?.stop();
+});
+
+const client = (options: RedissonOptions = {}): Redisson => {
+  const c = Redisson.create({ redis: { clusterNodes: [...cluster.startupNodes] }, shortLeaseWarning: false, ...options });
+  clients.push(c);
+  return c;
+};
+const node = (port: number): Redis => {
+  const r = new Redis({ port });
+  r.on('error', () => undefined);
+  raws.push(r);
+  return r;
+};
+const stat = async (r: Redis, command: string): Promise<number> => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await r.info('commandstats'))?.[1] ?? 0);
+const channelOf = (name: string): string => `redisson_lock__channel:{${name}}`;
+const masterFor = async (key: string): Promise<Redis> => node((await cluster.masterOf(keySlot(key))).port);
+
+describe('pub/sub transport', () => {
+  it('AUTO on Redis 7: releases are SPUBLISHed and waiters SSUBSCRIBE on the master of the channel slot; they wake', async () => {
+    const name = uniqueName('cluster');
+    const master = await masterFor(name);
+    const holder = client().getLock(name);
+    await holder.lock();
+    const waiter = client().getLock(name);
+    const waiting = waiter.lock();
+    await eventually(async () => Number(((await master.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+    const [spublish, publish] = [await stat(master, 'spublish'), await stat(master, 'publish')];
+    await holder.unlock();
+    await waiting;
+    expect((await stat(master, 'spublish')) - spublish).toBe(1);
+    expect((await stat(master, 'publish')) - publish).toBe(0);
+    await waiter.unlock();
+  });
+
+  it('OFF: classic PUBLISH and SUBSCRIBE (for Java Redisson before 3.22.0); the waiter wakes', async () => {
+    const name = uniqueName('cluster');
+    const master = await masterFor(name);
+    const holder = client({ shardedSubscriptionMode: 'OFF' }).getLock(name);
+    await holder.lock();
+    const waiter = client({ shardedSubscriptionMode: 'OFF' }).getLock(name);
+    const waiting = waiter.lock();
+    const all = cluster.nodes.map((n) => node(n.port));
+    const subscribed = async (): Promise<number> => {
+      let total = 0;
+      for (const r of all) total += Number(((await r.pubsub('NUMSUB', channelOf(name))) as [string, number])[1]);
+      return total;
+    };
+    await eventually(async () => (await subscribed()) === 1, 10_000, 'the waiter to SUBSCRIBE');
+    const [spublish, publish] = [await stat(master, 'spublish'), await stat(master, 'publish')];
+    await holder.unlock();
+    await waiting;
+    expect((await stat(master, 'publish')) - publish).toBe(1);
+    expect((await stat(master, 'spublish')) - spublish).toBe(0);
+    await waiter.unlock();
+  });
+});
+
+describe('writes and renewal', () => {
+  it("every lock write is followed by WAIT on the slot's master, so its replica holds the lock when lock() resolves", async () => {
+    const name = uniqueName('cluster');
+    const master = await masterFor(name);
+    const c = client();
+    const lock = c.getLock(name);
+    await c.connection.ping(); // connected (slot map loaded) before counting
+    const before = await stat(master, 'wait');
+    await lock.lock();
+    const replicaPort = Number(/^slave0:ip=[^,]+,port=(\d+)/m.exec(await master.info('replication'))?.[1]);
+    const replica = node(replicaPort);
+    await replica.readonly();
+    expect(await replica.hget(name, `${c.getId()}:${lock.threadId}`)).toBe('1');
+    await lock.unlock();
+    expect((await stat(master, 'wait')) - before).toBe(2);
+  });
+
+  it('the watchdog renews locks of many slots, one script per slot and batch: no CROSSSLOT, every lease refreshed', async () => {
+    const c = client({ lockWatchdogTimeout: 900 });
+    const errors: unknown[] = [];
+    c.on('renewalError', ({ error }) => errors.push(error));
+    const names = Array.from({ length: 40 }, () => uniqueName('renew'));
+    expect(new Set(names.map((n) => keySlot(n))).size).toBeGreaterThan(10);
+    const locks = names.map((n) => c.getLock(n));
+    await Promise.all(locks.map((l) => l.lock()));
+    // Three renewal periods: without renewal every lease (900 ms) would have run out.
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(errors).toEqual([]);
+    for (const l of locks) expect(await l.isLocked()).toBe(true);
+    await Promise.all(locks.map((l) => l.unlock()));
+  });
+});
+
+describe('the family in its slots', () => {
+  it('FairLock queue, ReadWriteLock read leases, semaphores and the latch run their multi-key scripts and wake their waiters', async () => {
+    const a = client();
+    const b = client();
+    const fairName = uniqueName('fair');
+    const fair = a.getFairLock(fairName);
+    await fair.lock();
+    const queued = b.getFairLock(fairName).tryLock(10, 5, TimeUnit.SECONDS);
+    await eventually(async () => (await (await masterFor(fairName)).llen(`redisson_lock_queue:{${fairName}}`)) === 1, 10_000, 'the fair waiter to queue');
+    await fair.unlock();
+    expect(await queued).toBe(true);
+
+    const rwName = uniqueName('rw');
+    const rw = a.getReadWriteLock(rwName);
+    await rw.readLock().lock({ threadId: 1 });
+    const writer = b.getReadWriteLock(rwName).writeLock().lock({ threadId: 2 });
+    await rw.readLock().unlock({ threadId: 1 });
+    await writer;
+    await b.getReadWriteLock(rwName).writeLock().unlock({ threadId: 2 });
+
+    const semName = uniqueName('sem');
+    await a.getSemaphore(semName).trySetPermits(0);
+    const acquiring = b.getSemaphore(semName).acquire();
+    await eventually(async () => Number(((await (await masterFor(`redisson_sc:{${semName}}`)).pubsub('SHARDNUMSUB', `redisson_sc:{${semName}}`)) as [string, number])[1]) === 1, 10_000, 'the semaphore waiter');
+    await a.getSemaphore(semName).release();
+    await acquiring;
+
+    const pesName = uniqueName('pes');
+    const pes = a.getPermitExpirableSemaphore(pesName);
+    await pes.trySetPermits(1);
+    const id = await pes.acquire();
+    const waitingId = b.getPermitExpirableSemaphore(pesName).tryAcquire(10, TimeUnit.SECONDS);
+    await eventually(async () => Number(((await (await masterFor(pesName)).pubsub('SHARDNUMSUB', `redisson_sc:{${pesName}}`)) as [string, number])[1]) === 1, 10_000, 'the PES waiter');
+    await pes.release(id);
+    expect(await waitingId).toMatch(/^[0-9a-f]{32}$/);
+
+    const latchName = uniqueName('latch');
+    const latch = a.getCountDownLatch(latchName);
+    await latch.trySetCount(1);
+    const opened = b.getCountDownLatch(latchName).await(10, TimeUnit.SECONDS);
+    await eventually(async () => Number(((await (await masterFor(latchName)).pubsub('SHARDNUMSUB', `redisson_countdownlatch__channel__{${latchName}}`)) as [string, number])[1]) === 1, 10_000, 'the latch waiter');
+    await latch.countDown();
+    expect(await opened).toBe(true);
+  });
+});
