@@ -124,7 +124,13 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   if (mode === 'sentinelServersConfig' && masterName === undefined) problems.push({ path: `${mode}.masterName`, problem: 'is required' });
   if (problems.length > 0) throw new RedissonConfigError(label, problems);
   warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
-  if (mode === 'clusterServersConfig') return { mode: 'cluster', options: client, cluster: { nodes, connection }, warnings };
+  if (mode === 'clusterServersConfig') {
+    const sharded = read.str(server, 'shardedSubscriptionMode', `${mode}.`);
+    if (sharded !== undefined && sharded !== 'AUTO' && sharded !== 'ON' && sharded !== 'OFF') {
+      throw new RedissonConfigError(label, [{ path: `${mode}.shardedSubscriptionMode`, problem: `must be AUTO, ON or OFF, got ${describeValue(sharded)}` }]);
+    }
+    return { mode: 'cluster', options: { ...client, ...(sharded === undefined ? {} : { shardedSubscriptionMode: sharded }) }, cluster: { nodes, connection }, warnings };
+  }
   const sentinelUsername = read.str(server, 'sentinelUsername', `${mode}.`);
   const sentinelPassword = read.str(server, 'sentinelPassword', `${mode}.`);
   return {
@@ -143,9 +149,9 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
 
 /**
  * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses. A sentinel config becomes
- * ioredis' Sentinel options (`sentinels`, `name` = `masterName`, Sentinel credentials and TLS).
- * @throws RedissonConfigError for a cluster config: read (see {@link readRedissonConfig}), but not
- *   connectable yet.
+ * ioredis' Sentinel options (`sentinels`, `name` = `masterName`, Sentinel credentials and TLS); a cluster
+ * config `{ clusterNodes, clusterOptions }` (the nodes, and each node connection's credentials, database
+ * and TLS) with its `shardedSubscriptionMode`.
  */
 export function optionsFromConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonOptions {
   const config = readRedissonConfig(source, options);
@@ -162,9 +168,11 @@ export function optionsFromConfig(source: RedissonConfigSource, options: FromCon
     };
     return { ...config.options, redis };
   }
-  if (config.mode !== 'single') {
-    const where = typeof source === 'string' ? `file '${source}'` : source instanceof URL ? `file '${source.href}'` : 'object';
-    throw new RedissonConfigError(where, [{ path: `${config.mode}ServersConfig`, problem: `is not supported yet: redisson-ts connects to a single server (the ${config.mode} servers were read: see readRedissonConfig)` }]);
+  if (config.mode === 'cluster') {
+    const { nodes, connection } = config.cluster;
+    const tls = nodes.some((a) => a.tls);
+    const redisOptions: RedisOptions = { ...connection, ...(tls ? { tls: {} } : {}) };
+    return { ...config.options, redis: { clusterNodes: nodes.map(({ host, port }) => ({ host, port })), clusterOptions: { redisOptions } } };
   }
   return config.options;
 }

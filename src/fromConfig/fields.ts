@@ -177,7 +177,7 @@ export const CLUSTER_SERVERS: Readonly<Record<string, FieldRule>> = {
   scanInterval: ignored(5000),
   checkSlotsCoverage: ignored(true),
   checkMasterLinkStatus: ignored(false),
-  shardedSubscriptionMode: ignored('AUTO'),
+  shardedSubscriptionMode: mapped,
 };
 
 /** Redisson's identity mapper (`NameMapper.direct()`), the only NameMapper class that maps by itself. */

@@ -116,6 +116,18 @@ describe('writes and renewal', () => {
   });
 });
 
+describe('Redisson config file', () => {
+  it("Redisson.fromConfig reads a clusterServersConfig (Java's own format) and its client takes locks in the cluster", async () => {
+    const c = Redisson.fromConfig({ clusterServersConfig: { nodeAddresses: cluster.startupNodes.map((n) => `redis://${n.host}:${n.port}`) } });
+    clients.push(c);
+    const name = uniqueName('from-config');
+    const lock = c.getLock(name);
+    await lock.lock();
+    expect(await (await masterFor(name)).hexists(name, `${c.getId()}:${lock.threadId}`)).toBe(1);
+    await lock.unlock();
+  });
+});
+
 describe('the family in its slots', () => {
   it('FairLock queue, ReadWriteLock read leases, semaphores and the latch run their multi-key scripts and wake their waiters', async () => {
     const a = client();

@@ -157,7 +157,7 @@ describe('readRedissonConfig: problems are reported, not ignored', () => {
     });
   });
 
-  it('reads a cluster config into typed nodes (TLS from rediss://), and fromConfig refuses it as not supported yet', () => {
+  it('reads a cluster config into typed nodes (TLS from rediss://) and makes cluster options of it, shardedSubscriptionMode included', () => {
     const read = readRedissonConfig(fixture('cluster.yaml'), { onWarning: () => undefined });
     expect(read.mode).toBe('cluster');
     expect(read.mode === 'cluster' && read.cluster.nodes).toEqual([
@@ -165,7 +165,20 @@ describe('readRedissonConfig: problems are reported, not ignored', () => {
       { host: '127.0.0.1', port: 7001, tls: false },
       { host: '127.0.0.1', port: 7000, tls: true },
     ]);
-    expect(() => Redisson.fromConfig(fixture('cluster.yaml'), { onWarning: () => undefined })).toThrow(/clusterServersConfig` is not supported yet/);
+    expect(optionsFromConfig(fixture('cluster.yaml'), { onWarning: () => undefined })).toMatchObject({
+      timeout: 3000,
+      redis: {
+        clusterNodes: [
+          { host: '127.0.0.1', port: 7004 },
+          { host: '127.0.0.1', port: 7001 },
+          { host: '127.0.0.1', port: 7000 },
+        ],
+        clusterOptions: { redisOptions: { connectTimeout: 10_000, tls: {} } },
+      },
+    });
+    const off = { clusterServersConfig: { nodeAddresses: ['redis://127.0.0.1:7000'], shardedSubscriptionMode: 'OFF' } };
+    expect(optionsFromConfig(off)).toMatchObject({ shardedSubscriptionMode: 'OFF' });
+    expect(() => optionsFromConfig({ clusterServersConfig: { nodeAddresses: ['redis://127.0.0.1:7000'], shardedSubscriptionMode: 'SOMETIMES' } })).toThrow(/shardedSubscriptionMode.*must be AUTO, ON or OFF/);
   });
 
   it('accepts a parsed object and reports bad values, a missing variable, no server section and an unreadable file', () => {
