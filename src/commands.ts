@@ -300,6 +300,24 @@ export class CommandExecutor {
    * `checkLockSyncedSlaves` is on.
    */
   async #synced(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
+    for (let redirects = 0; ; redirects++) {
+      try {
+        return await this.#syncedOnce(id, keys, args, sync);
+      } catch (error) {
+        // A cluster's slot moved (failover, migration): the script did not run. Refresh the slot map and
+        // send it again; while a slot is being migrated (ASK), send the script alone — ioredis follows the
+        // redirection — without a WAIT behind it.
+        const redirect = error instanceof Error && error.name === 'ReplyError' ? /^(MOVED|ASK) /.exec(error.message)?.[1] : undefined;
+        if (redirect === undefined || !isClusterInstance(this.redis) || redirects >= 5) throw error;
+        if (redirect === 'ASK') return this.run((redis) => evalScript(redis, id, keys, args));
+        const cluster = this.redis;
+        await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
+        this.#clusterReplicas.clear();
+      }
+    }
+  }
+
+  async #syncedOnce(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
     const replicas = await this.#replicaCount(keys[0]);
     if (replicas === 0) return this.run((redis) => evalScript(redis, id, keys, args));
     const [reply, synced] = await this.run(async (redis) => {

@@ -173,3 +173,31 @@ describe('the family in its slots', () => {
     expect(await opened).toBe(true);
   });
 });
+
+describe('failover', () => {
+  it("the master of a held lock's slot is killed: its replica takes over with the hold (WAIT), the waiter's subscription follows, and the unlock wakes it", async () => {
+    const name = uniqueName('failover');
+    const slot = keySlot(name);
+    const oldMaster = await cluster.masterOf(slot);
+    const holderClient = client();
+    const holder = holderClient.getLock(name);
+    await holder.lock(60_000);
+    const waiterClient = client();
+    const waiter = waiterClient.getLock(name);
+    let woken = false;
+    const waiting = waiter.lock().then(() => (woken = true));
+    const old = node(oldMaster.port);
+    await eventually(async () => Number(((await old.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+
+    await cluster.nodes.find((n) => n.port === oldMaster.port)?.kill();
+    await eventually(async () => (await cluster.masterOf(slot).catch(() => oldMaster)).port !== oldMaster.port, 30_000, 'the replica to take the slot over');
+    const promoted = node((await cluster.masterOf(slot)).port);
+    expect(await promoted.hget(name, `${holderClient.getId()}:${holder.threadId}`)).toBe('1');
+    await eventually(async () => Number(((await promoted.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 30_000, "the waiter's subscription on the new master");
+    expect(woken).toBe(false);
+    await eventually(async () => holder.unlock().then(() => true, () => false), 30_000, 'the holder to unlock through the new master');
+    await waiting;
+    expect(await promoted.hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');
+    await waiter.unlock();
+  }, 90_000);
+});

@@ -68,16 +68,23 @@ export async function startCluster(): Promise<TestCluster> {
       'every node to see a consistent cluster',
     );
     const startupNodes = nodes.map((n) => ({ host: '127.0.0.1', port: n.port }));
-    const slotsOf = (): Promise<[number, number, [string, number]][]> => withNode(nodes.find((n) => n.running)?.port ?? 0, async (r) => (await r.cluster('SLOTS')) as unknown as [number, number, [string, number]][]);
+    type Slots = [number, number, [string, number]][];
+    const slotsOf = (port: number): Promise<Slots> => withNode(port, async (r) => (await r.cluster('SLOTS')) as unknown as Slots);
+    const masterIn = (slots: Slots, slot: number): number | undefined => {
+      const range = slots.find(([from, to]) => slot >= from && slot <= to);
+      return range ? Number(range[2][1]) : undefined;
+    };
     return {
       nodes,
       startupNodes,
+      // The master every running node names for the slot (after a failover, once they all agree).
       masterOf: async (slot) => {
-        const range = (await slotsOf()).find(([from, to]) => slot >= from && slot <= to);
-        if (!range) throw new Error(`no node serves slot ${slot}`);
-        return { port: Number(range[2][1]) };
+        const views = await Promise.all(nodes.filter((n) => n.running).map(async (n) => masterIn(await slotsOf(n.port), slot)));
+        const first = views[0];
+        if (first === undefined || views.some((v) => v !== first)) throw new Error(`the nodes do not agree on the master of slot ${slot}: ${views.join(', ')}`);
+        return { port: first };
       },
-      masters: async () => (await slotsOf()).map((r) => Number(r[2][1])),
+      masters: async () => (await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])),
       stop: async () => {
         await Promise.all(nodes.map((n) => n.stop()));
       },
