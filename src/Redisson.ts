@@ -161,6 +161,41 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic');
     const pubsub = this.#pubsub;
+    if (cluster) {
+      // ioredis' Cluster re-subscribes sharded channels itself once it finds the topology changed (a
+      // failover; a slot migrated, whose subscriptions the server dropped). A release may have been published
+      // meanwhile, so every waiter retries once — after the command connection's slot map is fresh too, so
+      // the retry goes to the slot's new master, not the dead one. Only on a real change of masters.
+      const command = this.#connection as Cluster;
+      const clusterSubscriber = subscriber as Cluster;
+      let seen = topology(clusterSubscriber);
+      // Masters may still be failing over: wake only once every master in the fresh slot map answers, so no
+      // retry is sent to a dead node (at most ~10 s; a waiter's own TTL bounds its wait meanwhile).
+      const wakeWhenReachable = (tries: number): void => {
+        if (this.#shutdown) return;
+        command.refreshSlotsCache(() => {
+          void reachable(command).then((ok) => {
+            if (this.#shutdown) return;
+            if (ok || tries >= 10) pubsub.wakeAll();
+            else setTimeout(() => wakeWhenReachable(tries + 1), 1_000).unref();
+          });
+        });
+      };
+      // The command connection scans the topology (slotsRefreshInterval); a change it finds makes the
+      // subscriber look too, which moves the sharded subscriptions to the slots' new masters.
+      let scanned = '';
+      command.on('refresh', () => {
+        const now = topology(command);
+        if (scanned !== '' && now !== scanned && clusterSubscriber.status === 'ready') clusterSubscriber.refreshSlotsCache();
+        scanned = now;
+      });
+      clusterSubscriber.on('subscribersReady', () => {
+        const now = topology(clusterSubscriber);
+        if (now === seen) return;
+        seen = now;
+        wakeWhenReachable(0);
+      });
+    }
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -519,16 +554,20 @@ function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions)
     return null;
   }
   const redisOptions = { ...(base.redisOptions ?? {}), autoResendUnfulfilledCommands: false };
+  // Redisson scans the topology every `scanInterval` (5 s): a slot that moved or a promoted replica is found
+  // without waiting for a MOVED, and sharded subscriptions follow their slot (see PublishSubscribe).
+  const slotsRefreshInterval = base.slotsRefreshInterval ?? 5_000;
   return {
     nodes,
-    command: { ...base, redisOptions, shardedSubscribers: false },
+    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval },
     subscriber: {
       ...base,
       keyPrefix: '',
       lazyConnect: true,
       enableOfflineQueue: false,
       redisOptions: { ...redisOptions, keyPrefix: '', autoResubscribe: true },
-      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough.
+      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough. Its slot map
+      // is refreshed when the command connection's scan finds the topology changed (see the constructor).
       shardedSubscribers: options.shardedSubscriptionMode !== 'OFF',
     },
   };
@@ -549,4 +588,21 @@ function clusterTransport(connection: RedisConnection, options: ResolvedOptions)
         throw error;
       },
     );
+}
+
+/** Which master serves each slot, as one comparable string (ioredis' slot map of `cluster`). */
+function topology(cluster: Cluster): string {
+  return cluster.slots.map((nodes) => nodes[0] ?? '').join(',');
+}
+
+/** Whether every master of `cluster`'s slot map answers a PING within 500 ms. */
+async function reachable(cluster: Cluster): Promise<boolean> {
+  const masters = cluster.nodes('master');
+  const answers = await Promise.all(
+    masters.map((node) => {
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([node.ping().then(() => true, () => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 500)))]).finally(() => clearTimeout(timer));
+    }),
+  );
+  return masters.length > 0 && answers.every(Boolean);
 }

@@ -187,6 +187,7 @@ export class PublishSubscribe {
     }
     subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.messages.emit(channel, message));
+
     subscriber.on('ready', () => {
       this.epoch++;
       this.live = true;
@@ -225,6 +226,15 @@ export class PublishSubscribe {
       },
     );
     return this.transportReady;
+  }
+
+  /**
+   * Wakes every waiter once (each retries, then waits again): for a subscription that may have missed a
+   * message — a cluster's sharded subscriptions moved with their slot after a failover or migration.
+   */
+  wakeAll(): void {
+    if (this.closed) return;
+    for (const entry of this.entries.values()) if (entry.confirmed) entry.wakeAll();
   }
 
   /** Number of channels this client is subscribed to (or subscribing to) now. */

@@ -5,7 +5,8 @@
  * `SSUBSCRIBE` on the master of the channel's slot; with OFF, classic `PUBLISH`/`SUBSCRIBE`; every write is
  * followed by `WAIT 1` on the slot's master, so its replica has the hold; the watchdog renews locks of many
  * slots in one batch per slot (a script's keys must share a slot); and every primitive's multi-key scripts
- * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot.
+ * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot; a master killed
+ * under a held lock and a slot migrated during a wait lose neither the hold nor the waiter.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +199,46 @@ describe('failover', () => {
     await eventually(async () => holder.unlock().then(() => true, () => false), 30_000, 'the holder to unlock through the new master');
     await waiting;
     expect(await promoted.hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');
+    await waiter.unlock();
+  }, 90_000);
+});
+
+describe('slot migration', () => {
+  it("a lock's slot migrates to another master during a wait: the hold moves with it and the waiter still wakes on the unlock", async () => {
+    const name = uniqueName('migrate');
+    const slot = keySlot(name);
+    const holderClient = client();
+    const holder = holderClient.getLock(name);
+    await holder.lock(60_000);
+    const waiter = client().getLock(name);
+    const waiting = waiter.lock();
+    const source = node((await cluster.masterOf(slot)).port);
+    await eventually(async () => Number(((await source.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+
+    // Move the slot by hand, as redis-cli --cluster reshard does: IMPORTING/MIGRATING, MIGRATE the keys, NODE.
+    const masters = await cluster.masters();
+    const targetPort = masters.find((p) => p !== (source.options.port as number));
+    if (targetPort === undefined) throw new Error('no other master');
+    const target = node(targetPort);
+    const [sourceId, targetId] = [String(await source.cluster('MYID')), String(await target.cluster('MYID'))];
+    await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
+    await source.cluster('SETSLOT', slot, 'MIGRATING', targetId);
+    for (;;) {
+      const keys = await source.cluster('GETKEYSINSLOT', slot, 100);
+      if (keys.length === 0) break;
+      await source.migrate('127.0.0.1', targetPort, '', 0, 5_000, 'KEYS', ...keys);
+    }
+    for (const port of masters) await node(port).cluster('SETSLOT', slot, 'NODE', targetId);
+    await eventually(async () => (await cluster.masterOf(slot).catch(() => ({ port: 0 }))).port === targetPort, 20_000, 'every node to see the slot moved');
+    expect(await target.hget(name, `${holderClient.getId()}:${holder.threadId}`)).toBe('1');
+
+    await eventually(async () => holder.unlock().then(() => true, () => false), 30_000, 'the holder to unlock on the new master');
+    // Far sooner than the 60 s lease it saw: the server dropped the slot's subscriptions when the slot left,
+    // the client found the move by its topology scan (5 s), subscribed again and retried.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([waiting, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the waiter slept past the scan interval")), 20_000)))]);
+    clearTimeout(timer);
+    expect(await waiter.isHeldByCurrentThread()).toBe(true);
     await waiter.unlock();
   }, 90_000);
 });
