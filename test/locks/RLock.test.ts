@@ -2,10 +2,10 @@
  * RLock behaviour on a real server, following Redisson's RedissonLockTest as a checklist
  * (PROTOCOL.md §14.2), with and without an ioredis keyPrefix — and the same suite, unchanged, through a
  * Sentinel deployment (master, two replicas, three Sentinels), where every lock write is followed by `WAIT`
- * (issue 13: one suite over the deployments; cluster joins when it lands).
+ * (issue 13: one suite over the deployments), and in a Redis Cluster (three masters, a replica each).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import {
   IllegalMonitorStateError,
   lockChannelName,
@@ -15,6 +15,7 @@ import {
 } from '../../src/index.js';
 import { Clients, collectMessages, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 import { startSentinelSet, type SentinelSet } from '../support/sentinel.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
 
 let server: TestRedis;
 beforeAll(async () => {
@@ -28,34 +29,59 @@ describe.each([
   { label: 'no keyPrefix', keyPrefix: '', sentinel: false },
   { label: 'ioredis keyPrefix', keyPrefix: 'app1:', sentinel: false },
   { label: 'through Sentinel, WAIT after every write', keyPrefix: '', sentinel: true },
-])('RLock ($label)', ({ keyPrefix, sentinel }) => {
+  { label: 'in a Redis Cluster, WAIT after every write, classic pub/sub', keyPrefix: '', cluster: true },
+])('RLock ($label)', ({ keyPrefix, sentinel = false, cluster = false }) => {
   let clients: Clients;
   let raw: Redis;
   let set: SentinelSet | undefined;
-  // Raw connections (assertions on the data) go to the server, or to the Sentinel deployment's master.
+  let nodes: TestCluster | undefined;
+  const clusterRaws: Cluster[] = [];
+  // Raw connections (assertions on the data) go to the server, the Sentinel deployment's master, or the
+  // cluster (an ioredis Cluster, which routes each key to its slot).
   let url = '';
   const newClient = (options: { lockWatchdogTimeout?: number } = {}): Redisson =>
-    clients.client({ redis: set ? { ...set.redisOptions(), keyPrefix } : { ...redisOptions(server.url), keyPrefix }, ...options });
+    clients.client({
+      redis: nodes ? { clusterNodes: [...nodes.startupNodes] } : set ? { ...set.redisOptions(), keyPrefix } : { ...redisOptions(server.url), keyPrefix },
+      // Classic in the cluster too: the raw subscribers of these tests are classic ones.
+      ...(nodes ? { shardedSubscriptionMode: 'OFF' as const } : {}),
+      ...options,
+    });
+  const newRaw = (): Redis => {
+    if (!nodes) return clients.raw();
+    const c = new Cluster([...nodes.startupNodes]);
+    clusterRaws.push(c);
+    return c as unknown as Redis;
+  };
   // Raw view of what is stored: the key as ioredis' keyPrefix makes it.
   const key = (name: string): string => keyPrefix + name;
   const numSub = async (channel: string): Promise<number> => {
+    if (nodes) {
+      // A classic subscription lives on one node of the cluster: count them all.
+      let total = 0;
+      for (const n of (raw as unknown as Cluster).nodes('all')) total += Number(((await n.pubsub('NUMSUB', channel)) as [string, number])[1]);
+      return total;
+    }
     const reply = (await raw.pubsub('NUMSUB', keyPrefix + channel)) as [string, number];
     return Number(reply[1]);
   };
 
   beforeAll(async () => {
     if (sentinel) set = await startSentinelSet();
+    if (cluster) nodes = await startCluster();
     url = set ? `redis://127.0.0.1:${set.master.port}` : server.url;
     clients = new Clients(url);
-    raw = clients.raw();
+    raw = newRaw();
   }, 60_000);
   afterEach(async () => {
     await clients.closeAll();
+    for (const c of clusterRaws.splice(0)) c.disconnect();
     clients = new Clients(url);
-    raw = clients.raw();
+    raw = newRaw();
   });
   afterAll(async () => {
     await clients.closeAll();
+    for (const c of clusterRaws.splice(0)) c.disconnect();
+    await nodes?.stop();
     await set?.stop();
   });
 
@@ -63,7 +89,7 @@ describe.each([
     const client = newClient();
     const name = uniqueName('product');
     const lock = client.getLock(name);
-    const messages = await collectMessages(clients.raw(), keyPrefix + lockChannelName(name));
+    const messages = await collectMessages(newRaw(), keyPrefix + lockChannelName(name));
     await lock.lock();
     expect(client.getId()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await raw.hgetall(key(name))).toEqual({ [`${client.getId()}:${lock.threadId}`]: '1' });
