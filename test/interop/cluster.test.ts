@@ -1,9 +1,9 @@
 /**
  * RLock interop in a Redis Cluster (issue 13): Java Redisson with `useClusterServers()` and our cluster client
- * on one spawned 3+3 cluster, both directions. Java 4.7.0 shards pub/sub on Redis 7 by default
+ * on one spawned 3+3 cluster, both directions. Java 4.7.0 and 3.52.0 shard pub/sub on Redis 7 by default
  * (`shardedSubscriptionMode` AUTO): ours does too, and each side's unlock wakes the other's waiter through
- * `SPUBLISH`. Java 3.17.7 predates sharded pub/sub (classic `PUBLISH` in a cluster): ours with
- * `shardedSubscriptionMode: 'OFF'` wakes and is woken by it. Holders take 60 s leases, far beyond the 10 s
+ * `SPUBLISH`; Java 4.7.0 told OFF and ours OFF use classic `PUBLISH`. Java 3.17.7 predates sharded pub/sub
+ * (classic in a cluster): ours with `shardedSubscriptionMode: 'OFF'` wakes and is woken by it. Holders take 60 s leases, far beyond the 10 s
  * hang guards, so a waiter that acquires within a guard was woken by the message, not by the lease.
  */
 import { Redis } from 'ioredis';
@@ -16,8 +16,10 @@ import { javaAvailable, JavaPeer } from './JavaPeer.js';
 import { javaMissingPlaceholder } from './support/placeholder.js';
 
 const CASES = [
-  { version: '4.7.0', ours: 'AUTO', command: 'spublish' },
-  { version: '3.17.7', ours: 'OFF', command: 'publish' },
+  { version: '4.7.0', java: 'AUTO', ours: 'AUTO', command: 'spublish' },
+  { version: '4.7.0', java: 'OFF', ours: 'OFF', command: 'publish' },
+  { version: '3.52.0', java: 'AUTO', ours: 'AUTO', command: 'spublish' },
+  { version: '3.17.7', java: 'none', ours: 'OFF', command: 'publish' },
 ] as const;
 const LONG_LEASE_MS = 60_000;
 const HANG_GUARD_MS = 10_000;
@@ -34,12 +36,14 @@ describe.runIf(availability.ok)('Java Redisson ⇄ redisson-ts in a Redis Cluste
     await cluster?.stop();
   });
 
-  describe.each(CASES)('Java $version, ours shardedSubscriptionMode $ours', ({ version, ours, command }) => {
+  describe.each(CASES)('Java $version (shardedSubscriptionMode $java), ours $ours', ({ version, java: javaMode, ours, command }) => {
     let peer: JavaPeer;
     let client: Redisson;
     const raws: Redis[] = [];
     beforeAll(async () => {
-      peer = await JavaPeer.start(version, { address: '', cluster: { nodeAddresses: cluster.startupNodes.map((n) => `redis://${n.host}:${n.port}`) } });
+      const nodeAddresses = cluster.startupNodes.map((n) => `redis://${n.host}:${n.port}`);
+      // 3.17.7 has no shardedSubscriptionMode (classic pub/sub always); the others are told their mode.
+      peer = await JavaPeer.start(version, { address: '', cluster: javaMode === 'none' ? { nodeAddresses } : { nodeAddresses, shardedSubscriptionMode: javaMode } });
       client = Redisson.create({ redis: { clusterNodes: [...cluster.startupNodes] }, shardedSubscriptionMode: ours });
     }, 120_000);
     afterAll(async () => {
