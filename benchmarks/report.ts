@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import type { Environment } from './env.js';
+import type { TopologyResult } from './scenarios/topology.js';
 import type { ContentionResult } from './scenarios/contention.js';
 import type { FamilyResult } from './scenarios/family.js';
 import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
@@ -27,6 +28,8 @@ export interface BenchResults {
   family?: FamilyResult;
   /** Contention with a client per owner (see contention.ts `runClients`). */
   clients?: ContentionResult;
+  /** redisson-ts on a single server, through Sentinel and in a cluster (`--topology`). */
+  topology?: TopologyResult;
   /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
   readonly notMeasured: Record<string, Partial<Record<ImplName, string>>>;
 }
@@ -131,6 +134,25 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push('');
     out.push(table(['processes', ...CONTENTION_HEAD], contentionRows(res.clients, ping, true)));
     out.push('', 'Each owner has its own client (its own connections, and for the pub/sub libraries its own subscriber), in one process or split over two; otherwise as above. Java is not run here (a JVM per client).');
+    out.push('');
+  }
+
+  if (res.topology) {
+    out.push('### Topologies: redisson-ts pair latency on a single server, through Sentinel, in a cluster');
+    out.push('');
+    const single = res.topology.rows[0]?.pair.p50 ?? NaN;
+    const byUrl = res.topology.rows.find((r) => r.label.startsWith('Sentinel master by URL'))?.pair.p50;
+    const sentinel = res.topology.rows.find((r) => r.label.startsWith('Sentinel (WAIT'))?.pair.p50;
+    out.push(
+      table(
+        ['deployment', 'PING p50', 'pair p50', 'pair p99', 'pair / PING', 'pair / single server', 'WAIT after writes'],
+        res.topology.rows.map((r) => [r.label, us(r.ping.p50), us(r.pair.p50), us(r.pair.p99), ratio(r.pair.p50, r.ping.p50), ratio(r.pair.p50, single), r.wait ? 'yes' : 'no']),
+      ),
+    );
+    if (byUrl !== undefined && sentinel !== undefined) {
+      out.push('', `WAIT's cost: ${us(sentinel - byUrl)} per pair (two WAITs: after the lock script and after the unlock script), the Sentinel client against the same master without WAIT.`);
+    }
+    out.push('', 'Measured in the benchmark process itself (no worker pipe); the deployments are spawned on this machine, so replicas acknowledge over loopback.');
     out.push('');
   }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only a,b] [--scenarios a,b] [--java]`: lock latency and throughput of redisson-ts
+ * `npm run bench [-- --quick] [--out DIR] [--only a,b] [--scenarios a,b] [--java] [--topology sentinel,cluster|all]`: lock latency and throughput of redisson-ts
  * against a raw round trip, the peer libraries and Java Redisson. Starts its own redis-server unless
  * REDIS_URL is set; writes a markdown report (also printed), JSON and an SVG chart to DIR
  * (default benchmarks/results/). See benchmarks/README.md.
@@ -22,6 +22,7 @@ import { runHandoff } from './scenarios/handoff.js';
 import { runManyLocks } from './scenarios/manyLocks.js';
 import { runManyWaiters } from './scenarios/manyWaiters.js';
 import { runUncontended } from './scenarios/uncontended.js';
+import { runTopology, TOPOLOGIES, type Topology } from './scenarios/topology.js';
 import { updateReadme } from './readmeSection.js';
 
 const defaultOut = fileURLToPath(new URL('./results/', import.meta.url));
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       java: { type: 'boolean' },
       scenarios: { type: 'string' },
+      topology: { type: 'string' },
     },
   });
   const quick = values.quick;
@@ -49,6 +51,11 @@ async function main(): Promise<void> {
   const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : SCENARIOS;
   for (const name of scenarios) {
     if (!SCENARIOS.includes(name)) throw new Error(`--scenarios: unknown scenario ${name} (known: ${SCENARIOS.join(', ')})`);
+  }
+  // --topology sentinel,cluster (or all): redisson-ts on those deployments beside a single server.
+  const topologies = values.topology === undefined ? [] : values.topology === 'all' ? [...TOPOLOGIES] : values.topology.split(',').map((t) => t.trim());
+  for (const t of topologies) {
+    if (!(TOPOLOGIES as readonly string[]).includes(t)) throw new Error(`--topology: unknown ${t} (known: ${TOPOLOGIES.join(', ')}, all)`);
   }
   const progress = new Progress();
   const command = `npm run bench${quick ? ' -- --quick' : ''}`;
@@ -132,6 +139,13 @@ async function main(): Promise<void> {
     if (f) results.family = f;
     const n = await step('clients', () => runClients(ctx));
     if (n) results.clients = n;
+    if (topologies.length > 0) {
+      try {
+        results.topology = await runTopology(ctx, topologies as Topology[]);
+      } catch (error) {
+        ctx.failures.push(`topology: ${firstLine(error)}`);
+      }
+    }
     progress.done();
     env.loadAverage.end = Number((loadavg()[0] ?? NaN).toFixed(2));
 

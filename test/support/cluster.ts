@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
-import { eventually } from './redis.js';
+import { eventually } from './poll.js';
 
 export interface TestCluster {
   readonly nodes: readonly RedisServerProcess[];

@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
-import { eventually } from './redis.js';
+import { eventually } from './poll.js';
 
 export const MASTER_NAME = 'mymaster';
 
