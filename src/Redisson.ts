@@ -170,17 +170,18 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       const clusterSubscriber = subscriber as Cluster;
       let seen = topology(clusterSubscriber);
       // Masters may still be failing over: wake only once every master in the fresh slot map answers, so no
-      // retry is sent to a dead node (at most ~10 s; a waiter's own TTL bounds its wait meanwhile).
-      const wakeWhenReachable = (tries: number): void => {
+      // retry is sent to a dead node (at most ~20 s; a waiter's own TTL bounds its wait meanwhile).
+      const whenReachable = (wake: () => void, tries = 0): void => {
         if (this.#shutdown) return;
         command.refreshSlotsCache(() => {
           void reachable(command).then((ok) => {
             if (this.#shutdown) return;
-            if (ok || tries >= 10) pubsub.wakeAll();
-            else setTimeout(() => wakeWhenReachable(tries + 1), 1_000).unref();
+            if (ok || tries >= 20) wake();
+            else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
           });
         });
       };
+      pubsub.setWakeGate((wake) => whenReachable(wake));
       // The command connection scans the topology (slotsRefreshInterval); a change it finds makes the
       // subscriber look too, which moves the sharded subscriptions to the slots' new masters.
       let scanned = '';
@@ -193,7 +194,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
         const now = topology(clusterSubscriber);
         if (now === seen) return;
         seen = now;
-        wakeWhenReachable(0);
+        whenReachable(() => pubsub.wakeAll());
       });
     }
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
@@ -595,14 +596,21 @@ function topology(cluster: Cluster): string {
   return cluster.slots.map((nodes) => nodes[0] ?? '').join(',');
 }
 
-/** Whether every master of `cluster`'s slot map answers a PING within 500 ms. */
+/**
+ * Whether every master named in `cluster`'s slot map has a connection in its pool that answers a PING within
+ * 500 ms. A master the map still names but the pool dropped (a dead node) counts as unreachable: a retry
+ * routed there would fail.
+ */
 async function reachable(cluster: Cluster): Promise<boolean> {
-  const masters = cluster.nodes('master');
+  const named = new Set(cluster.slots.map((nodes) => nodes[0]).filter((key): key is string => typeof key === 'string'));
+  const pool = new Map(cluster.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
+  const masters = [...named].map((key) => pool.get(key));
+  if (masters.length === 0 || masters.some((node) => node === undefined)) return false;
   const answers = await Promise.all(
-    masters.map((node) => {
+    (masters as Redis[]).map((node) => {
       let timer: NodeJS.Timeout | undefined;
       return Promise.race([node.ping().then(() => true, () => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 500)))]).finally(() => clearTimeout(timer));
     }),
   );
-  return masters.length > 0 && answers.every(Boolean);
+  return answers.every(Boolean);
 }

@@ -202,6 +202,16 @@ export class PublishSubscribe {
   }
 
   private readonly probe: (() => Promise<PubSubTransport>) | null = null;
+  // When waiters woken after a re-subscription may retry (a cluster: once its masters answer); at once by default.
+  private wakeGate: (wake: () => void) => void = (wake) => wake();
+
+  /**
+   * Sets when waiters woken after a re-subscription (a release may have been missed) may retry: a cluster
+   * client holds them until the slot map's masters answer, so no retry goes to a node that died.
+   */
+  setWakeGate(gate: (wake: () => void) => void): void {
+    this.wakeGate = gate;
+  }
 
   /**
    * Publish command matching the subscriptions: `SPUBLISH` with sharded pub/sub. Before a cluster's AUTO
@@ -314,7 +324,7 @@ export class PublishSubscribe {
           entry.confirmed = true;
           entry.ready.resolve();
           // Re-subscribed after a reconnect: a release may have been published meanwhile.
-          if (again) entry.wakeAll();
+          if (again) this.wakeGate(() => entry.wakeAll());
         },
         (error: unknown) => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
