@@ -18,6 +18,11 @@ export interface ClientContext {
   readonly renewal: LockRenewalScheduler;
   /** Holds this client believes its owners have; settles acquires whose reply was lost. */
   readonly holds: HoldLedger;
+  /**
+   * A Redis Cluster client: a waiter's retry that fails at the connection level (a master failing over) is
+   * tried again after at most a second instead of failing the wait (see `acquire`).
+   */
+  readonly clustered: boolean;
   /** Throws `RedissonShutdownError` after shutdown. */
   ensureOpen(): void;
   /** The thread id of the current `runInThread` flow, if any. */

@@ -216,6 +216,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       pubsub: this.#pubsub,
       renewal: this.#renewal,
       holds: this.#holds,
+      clustered: cluster !== null,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
       noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),

@@ -411,6 +411,10 @@ export class CommandExecutor {
   /** ioredis rejects queued commands with a bare Error when the connection is closed: say what it means. */
   #typed(error: unknown): Error {
     if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError();
+    // ioredis' Cluster gave up on a node that went away (a master failing over): the outcome is unknown.
+    if (error instanceof Error && error.message.startsWith('Too many Cluster redirections')) {
+      return this.#closing ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error }) : new ConnectionLostError(undefined, { cause: error });
+    }
     if (!(error instanceof Error) || error.message !== CONNECTION_CLOSED) return error as Error;
     return this.#closing
       ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })

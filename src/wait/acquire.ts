@@ -10,6 +10,7 @@ import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope } from './AbortScope.js';
 import { traceAcquire, traceWait, type DiagnosticsTarget } from '../diagnostics.js';
+import { ConnectionLostError, RedisConnectionError, RedisTimeoutError } from '../errors.js';
 
 /** What one attempt found: acquired (with a value: a token, permit ids), or a delay before retrying. */
 export type Attempt<T> = { readonly acquired: true; readonly value: T } | { readonly acquired: false; readonly retryAfter: number };
@@ -97,7 +98,15 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
 
     for (;;) {
       if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
-      result = await guardedAttempt(p, scope, true);
+      try {
+        result = await guardedAttempt(p, scope, true);
+      } catch (error) {
+        // In a cluster a master may be failing over under a waiter: its retry cannot reach the slot's
+        // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
+        // reply was lost before its next one), rather than failing a wait the failover will end.
+        if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
+        result = retryAfter(Math.min(1_000, Math.max(0, remaining())));
+      }
       if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
       woken = false;
       if (result.acquired) return (outcome = { value: result.value });
@@ -154,4 +163,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     );
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** A failure of the connection or of the cluster's routing, not an answer of the script. */
+function isConnectionLevel(error: unknown): boolean {
+  if (error instanceof ConnectionLostError || error instanceof RedisConnectionError || error instanceof RedisTimeoutError) return true;
+  return error instanceof Error && (error.name === 'ClusterAllFailedError' || (error.name === 'ReplyError' && /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK) /.test(error.message)));
 }
