@@ -12,6 +12,7 @@ import { keySlot } from '../../src/cluster.js';
 import { Redisson } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { eventually, uniqueName } from '../support/redis.js';
+import { within as guard } from '../support/poll.js';
 import { javaAvailable, JavaPeer } from './JavaPeer.js';
 import { javaMissingPlaceholder } from './support/placeholder.js';
 
@@ -59,14 +60,7 @@ describe.runIf(availability.ok)('Java Redisson ⇄ redisson-ts in a Redis Cluste
       return r;
     };
     const calls = async (r: Redis): Promise<number> => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(await r.info('commandstats'))?.[1] ?? 0);
-    const within = async <T>(p: Promise<T>, what: string): Promise<T> => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${HANG_GUARD_MS} ms`)), HANG_GUARD_MS)))]);
-      } finally {
-        clearTimeout(timer);
-      }
-    };
+    const within = <T>(p: Promise<T>, what: string): Promise<T> => guard(p, HANG_GUARD_MS, what);
     /** Resolves once a waiter subscribed to the lock's channel: sharded on the slot's master, classic anywhere. */
     const subscribed = async (name: string, master: Redis): Promise<void> => {
       const channel = `redisson_lock__channel:{${name}}`;

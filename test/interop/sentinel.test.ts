@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redisson } from '../../src/index.js';
 import { eventually, uniqueName } from '../support/redis.js';
 import { startSentinelSet, type SentinelSet } from '../support/sentinel.js';
+import { within as guard } from '../support/poll.js';
 import { javaAvailable, JavaPeer } from './JavaPeer.js';
 import { javaMissingPlaceholder } from './support/placeholder.js';
 
@@ -48,14 +49,7 @@ describe.runIf(availability.ok)(`Java Redisson ${VERSION} ⇄ redisson-ts throug
   const waits = async (): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await master.info('commandstats'))?.[1] ?? 0);
   const subscribed = (name: string): Promise<void> =>
     eventually(async () => Number(((await master.pubsub('NUMSUB', `redisson_lock__channel:{${name}}`)) as [string, number])[1]) === 1, HANG_GUARD_MS, 'the waiter to subscribe');
-  const within = async <T>(p: Promise<T>, what: string): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${HANG_GUARD_MS} ms`)), HANG_GUARD_MS)))]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const within = <T>(p: Promise<T>, what: string): Promise<T> => guard(p, HANG_GUARD_MS, what);
 
   it('Java holds: its lock write is followed by WAIT too; our tryLock() is false and our waiter wakes on its unlock', async () => {
     const name = uniqueName('interop-sentinel');

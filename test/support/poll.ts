@@ -15,3 +15,13 @@ export async function eventually(predicate: () => boolean | Promise<boolean>, ms
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** `promise`, or a rejection after `ms` naming `what` (a hang guard, not an assertion on time). */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
