@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import type { Environment } from './env.js';
 import type { TopologyResult } from './scenarios/topology.js';
+import type { JavaInJvmResult } from './scenarios/javaInJvm.js';
 import type { ContentionResult } from './scenarios/contention.js';
 import type { FamilyResult } from './scenarios/family.js';
 import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
@@ -28,6 +29,8 @@ export interface BenchResults {
   family?: FamilyResult;
   /** Contention with a client per owner (see contention.ts `runClients`). */
   clients?: ContentionResult;
+  /** Java Redisson's pair timed inside its JVM, beside its own round trip. */
+  javaInJvm?: JavaInJvmResult;
   /** redisson-ts on a single server, through Sentinel and in a cluster (`--topology`). */
   topology?: TopologyResult;
   /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
@@ -134,6 +137,18 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push('');
     out.push(table(['processes', ...CONTENTION_HEAD], contentionRows(res.clients, ping, true)));
     out.push('', 'Each owner has its own client (its own connections, and for the pub/sub libraries its own subscriber), in one process or split over two; otherwise as above. Java is not run here (a JVM per client).');
+    out.push('');
+  }
+
+  if (res.javaInJvm) {
+    const j = res.javaInJvm;
+    const ours = res.uncontended?.rows['redisson-ts'];
+    out.push('### Java Redisson without the peer pipe: the pair timed inside the JVM');
+    out.push('');
+    const rows: string[][] = [[`java-redisson ${j.version} (in-JVM, one thread)`, us(j.roundTrip.p50), us(j.pair.p50), us(j.pair.p99), ratio(j.pair.p50, j.roundTrip.p50)]];
+    if (ours) rows.push(['redisson-ts (worker process)', us(ping), us(ours.pair.p50), us(ours.pair.p99), ratio(ours.pair.p50, ping)]);
+    out.push(table(['implementation', 'own round trip p50', 'pair p50', 'pair p99', 'pair / own round trip'], rows));
+    out.push('', "Java's round trip is an `EXISTS` through its own `RBucket`, timed with `System.nanoTime` like its pairs; ours is the workers' raw `PING`. Compare the last column: each pair against its own client's round trip.");
     out.push('');
   }
 

@@ -23,6 +23,7 @@ import { runManyLocks } from './scenarios/manyLocks.js';
 import { runManyWaiters } from './scenarios/manyWaiters.js';
 import { runUncontended } from './scenarios/uncontended.js';
 import { runTopology, TOPOLOGIES, type Topology } from './scenarios/topology.js';
+import { runJavaInJvm } from './scenarios/javaInJvm.js';
 import { updateReadme } from './readmeSection.js';
 
 const defaultOut = fileURLToPath(new URL('./results/', import.meta.url));
@@ -127,6 +128,14 @@ async function main(): Promise<void> {
     const started = performance.now();
     const u = await step('uncontended', () => runUncontended(ctx));
     if (u) results.uncontended = u;
+    // Java's pair timed inside its JVM, beside its own round trip (no peer pipe in the numbers).
+    if (u && impls.includes('java-redisson')) {
+      try {
+        results.javaInJvm = await runJavaInJvm(ctx);
+      } catch (error) {
+        ctx.failures.push(`java in-JVM: ${firstLine(error)}`);
+      }
+    }
     const h = await step('handoff', () => runHandoff(ctx));
     if (h) results.handoff = h;
     const c = await step('contention', () => runContention(ctx));

@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.redisson.Redisson;
+import org.redisson.api.RBucket;
+import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
@@ -103,6 +106,9 @@ public final class Peer {
                 case "ping":
                     reply(id, "pong", null);
                     break;
+                case "bench":
+                    reply(id, bench(req), null);
+                    break;
                 case "shutdown":
                     exit(id);
                     break;
@@ -112,6 +118,39 @@ public final class Peer {
         } catch (Throwable t) {
             fail(id, t, null);
         }
+    }
+
+    /**
+     * The benchmark's in-JVM row (benchmarks/scenarios/javaInJvm.ts): n uncontended lock+unlock pairs on one
+     * thread, each beside one round trip of Java's own (an EXISTS through RBucket), timed with nanoTime inside
+     * the JVM, so the peer's stdin/stdout pipe is not in the numbers. Runs on the reader thread: nothing else
+     * is asked of the peer meanwhile.
+     */
+    private Map<String, Object> bench(Map<String, Object> req) {
+        int n = ((Number) req.get("n")).intValue();
+        String name = str(req, "name");
+        RLock lock = client.getLock(name);
+        RBucket<Object> probe = client.getBucket(name + ":probe");
+        for (int i = 0; i < 200; i++) {
+            lock.lock();
+            lock.unlock();
+            probe.isExists();
+        }
+        List<Object> pairs = new ArrayList<>(n);
+        List<Object> trips = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long t = System.nanoTime();
+            probe.isExists();
+            trips.add(System.nanoTime() - t);
+            t = System.nanoTime();
+            lock.lock();
+            lock.unlock();
+            pairs.add(System.nanoTime() - t);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("pairNanos", pairs);
+        out.put("roundTripNanos", trips);
+        return out;
     }
 
     @SuppressWarnings("unchecked")
