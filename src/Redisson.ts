@@ -161,42 +161,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic');
     const pubsub = this.#pubsub;
-    if (cluster) {
-      // ioredis' Cluster re-subscribes sharded channels itself once it finds the topology changed (a
-      // failover; a slot migrated, whose subscriptions the server dropped). A release may have been published
-      // meanwhile, so every waiter retries once — after the command connection's slot map is fresh too, so
-      // the retry goes to the slot's new master, not the dead one. Only on a real change of masters.
-      const command = this.#connection as Cluster;
-      const clusterSubscriber = subscriber as Cluster;
-      let seen = topology(clusterSubscriber);
-      // Masters may still be failing over: wake only once every master in the fresh slot map answers, so no
-      // retry is sent to a dead node (at most ~20 s; a waiter's own TTL bounds its wait meanwhile).
-      const whenReachable = (wake: () => void, tries = 0): void => {
-        if (this.#shutdown) return;
-        command.refreshSlotsCache(() => {
-          void reachable(command).then((ok) => {
-            if (this.#shutdown) return;
-            if (ok || tries >= 20) wake();
-            else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
-          });
-        });
-      };
-      pubsub.setWakeGate((wake) => whenReachable(wake));
-      // The command connection scans the topology (slotsRefreshInterval); a change it finds makes the
-      // subscriber look too, which moves the sharded subscriptions to the slots' new masters.
-      let scanned = '';
-      command.on('refresh', () => {
-        const now = topology(command);
-        if (scanned !== '' && now !== scanned && clusterSubscriber.status === 'ready') clusterSubscriber.refreshSlotsCache();
-        scanned = now;
-      });
-      clusterSubscriber.on('subscribersReady', () => {
-        const now = topology(clusterSubscriber);
-        if (now === seen) return;
-        seen = now;
-        whenReachable(() => pubsub.wakeAll());
-      });
-    }
+    if (cluster) followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null);
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -614,4 +579,39 @@ async function reachable(cluster: Cluster): Promise<boolean> {
     }),
   );
   return answers.every(Boolean);
+}
+
+/**
+ * Keeps a cluster client's waiters awake to topology changes. ioredis' Cluster re-subscribes sharded channels
+ * itself once it finds the topology changed (a failover; a slot migrated, whose subscriptions the server
+ * dropped). A release may have been published meanwhile, so every waiter retries once — after the command
+ * connection's slot map is fresh too and every master in it answers, so no retry goes to a dead node (at most
+ * ~20 s; a waiter's own TTL bounds its wait meanwhile). The command connection's topology scan
+ * (`slotsRefreshInterval`) makes the subscriber look too when it finds a change.
+ */
+function followClusterTopology(command: Cluster, subscriber: Cluster, pubsub: PublishSubscribe, closed: () => boolean): void {
+  const whenReachable = (wake: () => void, tries = 0): void => {
+    if (closed()) return;
+    command.refreshSlotsCache(() => {
+      void reachable(command).then((ok) => {
+        if (closed()) return;
+        if (ok || tries >= 20) wake();
+        else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
+      });
+    });
+  };
+  pubsub.setWakeGate((wake) => whenReachable(wake));
+  let scanned = '';
+  command.on('refresh', () => {
+    const now = topology(command);
+    if (scanned !== '' && now !== scanned && subscriber.status === 'ready') subscriber.refreshSlotsCache();
+    scanned = now;
+  });
+  let seen = topology(subscriber);
+  subscriber.on('subscribersReady', () => {
+    const now = topology(subscriber);
+    if (now === seen) return;
+    seen = now;
+    whenReachable(() => pubsub.wakeAll());
+  });
 }

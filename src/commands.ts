@@ -8,6 +8,7 @@ import pDefer, { type DeferredPromise } from 'p-defer';
 import { ConnectionLostError, NoSyncedSlavesError, RedisConnectionError, RedisTimeoutError, RedissonShutdownError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
 import { isClusterInstance, keySlot } from './cluster.js';
+import { retryDelay } from './config.js';
 import { PUBLISH_COMMAND_PENDING } from './pubsub/PublishSubscribe.js';
 
 /** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
@@ -59,13 +60,6 @@ class UnsyncedWrite extends Error {
   ) {
     super(typed.message);
   }
-}
-
-/** Redisson's default `retryDelay` (equal jitter, base 1000 ms, at most 2000 ms) for attempt `n` (0-based). */
-function retryDelayMs(attempt: number): number {
-  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(attempt, 30));
-  const half = ceiling / 2;
-  return Math.trunc(half + Math.random() * (half + 1));
 }
 
 /** Registers every script on `redis` (idempotent: a connection shared by two clients is defined once). */
@@ -159,18 +153,17 @@ export class CommandExecutor {
     this.#lastError = error;
   };
 
+  // Replicas per master (`host:port` in a cluster, '' otherwise), from `INFO replication`: Redisson's cached
+  // `availableSlaves`. Forgotten when a WAIT answers another count, or a slot moved.
+  readonly #replicas = new Map<string, number>();
+  // The publish command a cluster client settles on (sharded or not) once its probe answered.
+  #publishCommand: (() => Promise<string>) | null = null;
+
   /**
    * @param redis a connection with `autoResendUnfulfilledCommands: false`.
    * @param retryAttempts how often an `'idempotent'` script is re-sent after its reply was lost.
    * @param timeoutMs Redisson's `timeout`: how long a command waits for the connection, then for its reply.
    */
-  // Replicas of the master, from `INFO replication` (Redisson's cached `availableSlaves`); null: ask again.
-  #replicas: number | null = null;
-  // The same per cluster master (`host:port`).
-  readonly #clusterReplicas = new Map<string, number>();
-  // The publish command a cluster client settles on (sharded or not) once its probe answered.
-  #publishCommand: (() => Promise<string>) | null = null;
-
   constructor(
     readonly redis: RedisConnection,
     private readonly retryAttempts = 0,
@@ -270,7 +263,7 @@ export class CommandExecutor {
         const undone = undo?.(error.reply);
         if (undone) await undone.catch(() => undefined);
         if (attempt >= this.retryAttempts) throw error.typed;
-        await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)));
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
       }
     }
   }
@@ -312,7 +305,7 @@ export class CommandExecutor {
         if (redirect === 'ASK') return this.run((redis) => evalScript(redis, id, keys, args));
         const cluster = this.redis;
         await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
-        this.#clusterReplicas.clear();
+        this.#replicas.clear();
       }
     }
   }
@@ -330,35 +323,26 @@ export class CommandExecutor {
       if (wait[0] instanceof Error) throw wait[0];
       return [script[1], Number(wait[1])] as const;
     }, sync.slavesSyncTimeout);
-    if (synced !== replicas) {
-      this.#replicas = null;
-      this.#clusterReplicas.clear();
-    }
+    if (synced !== replicas) this.#replicas.clear();
     if (sync.checkLockSyncedSlaves && synced === 0) throw new UnsyncedWrite(reply, new NoSyncedSlavesError(replicas, synced, sync.slavesSyncTimeout));
     return reply;
   }
 
   async #replicaCount(key: string | undefined): Promise<number> {
-    if (isClusterInstance(this.redis)) {
-      // A cluster: the replicas of the master that owns the key's slot (ioredis' slot map names it).
-      const cluster = this.redis;
-      const master = cluster.slots[keySlot((cluster.options.keyPrefix ?? '') + (key ?? ''))]?.[0];
-      if (master === undefined) return 0;
-      const cached = this.#clusterReplicas.get(master);
-      if (cached !== undefined) return cached;
-      const node = cluster.nodes('master').find((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}` === master);
-      if (node === undefined) return 0;
-      const info = await this.run<string>(() => node.info('replication'));
-      const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
-      this.#clusterReplicas.set(master, count);
-      return count;
-    }
-    if (this.#replicas !== null) return this.#replicas;
-    const info = await this.run<string>((redis) => (redis as Redis).info('replication'));
+    // In a cluster, the master that owns the key's slot (ioredis' slot map names it); else the one master.
+    const cluster = isClusterInstance(this.redis) ? this.redis : null;
+    const master = cluster ? cluster.slots[keySlot((cluster.options.keyPrefix ?? '') + (key ?? ''))]?.[0] : '';
+    if (master === undefined) return 0;
+    const cached = this.#replicas.get(master);
+    if (cached !== undefined) return cached;
+    const node = cluster ? cluster.nodes('master').find((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}` === master) : (this.redis as Redis);
+    if (node === undefined) return 0;
+    const info = await this.run<string>(() => node.info('replication'));
     const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
-    this.#replicas = count;
+    this.#replicas.set(master, count);
     return count;
   }
+
 
   /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as ioredis does. Never re-sent. */
   command(name: string, ...args: ScriptArg[]): Promise<unknown> {
@@ -411,11 +395,10 @@ export class CommandExecutor {
   /** ioredis rejects queued commands with a bare Error when the connection is closed: say what it means. */
   #typed(error: unknown): Error {
     if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError();
-    // ioredis' Cluster gave up on a node that went away (a master failing over): the outcome is unknown.
-    if (error instanceof Error && error.message.startsWith('Too many Cluster redirections')) {
-      return this.#closing ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error }) : new ConnectionLostError(undefined, { cause: error });
-    }
-    if (!(error instanceof Error) || error.message !== CONNECTION_CLOSED) return error as Error;
+    // A closed connection, or ioredis' Cluster giving up on a node that went away (a master failing over):
+    // whether the command ran is unknown.
+    const closed = error instanceof Error && (error.message === CONNECTION_CLOSED || error.message.startsWith('Too many Cluster redirections'));
+    if (!closed) return error as Error;
     return this.#closing
       ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })
       : new ConnectionLostError(undefined, { cause: error });

@@ -350,13 +350,18 @@ function requireWatchdogTimeout(value: unknown): number {
   return ms;
 }
 
+/** Redisson's default `retryDelay.calcDelay(attempt)`: equal jitter, base 1000 ms, at most 2000 ms. */
+export function retryDelay(attempt: number): number {
+  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(attempt, 30));
+  const half = ceiling / 2;
+  return Math.trunc(half + Math.random() * (half + 1));
+}
+
 /**
- * TTL (ms) of one unlock latch, by Redisson's formula with its default `retryDelay` (equal jitter,
- * base 1000 ms, max 2000 ms): `(timeout + calcDelay(retryAttempts)) * retryAttempts`, at least 1.
+ * TTL (ms) of one unlock latch, by Redisson's formula with its default `retryDelay`:
+ * `(timeout + calcDelay(retryAttempts)) * retryAttempts`, at least 1.
  */
 export function unlockLatchTtl(options: Pick<ResolvedOptions, 'timeout' | 'retryAttempts'>): number {
-  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(options.retryAttempts, 30));
-  const half = ceiling / 2;
-  const delay = Math.trunc(half + Math.random() * (half + 1));
+  const delay = retryDelay(options.retryAttempts);
   return Math.max(1, Math.min(MAX_MILLIS, (options.timeout + delay) * options.retryAttempts));
 }

@@ -18,6 +18,7 @@ import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../
 import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { closeConnection } from '../connection.js';
 import { createEmitter } from '../emitter.js';
+import { isClusterInstance } from '../cluster.js';
 
 /**
  * What a script is given as its publish command before a cluster client knows whether it shards (AUTO): the
@@ -155,6 +156,7 @@ export class PublishSubscribe {
   // Known at once outside a cluster; in a cluster with AUTO, once the probe answered.
   private transport: PubSubTransport | null;
   private transportReady: Promise<PubSubTransport> | null = null;
+  private readonly probe: (() => Promise<PubSubTransport>) | null = null;
 
   /**
    * @param subscriber a connection used only for (un)subscribing; owned by this object, which turns off
@@ -179,7 +181,7 @@ export class PublishSubscribe {
     } else {
       this.transport = transport;
     }
-    if (!isCluster(subscriber)) {
+    if (!isClusterInstance(subscriber)) {
       // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by reconcile/unref.
       subscriber.options.autoResubscribe = false;
       subscriber.options.autoResendUnfulfilledCommands = false;
@@ -201,7 +203,6 @@ export class PublishSubscribe {
     });
   }
 
-  private readonly probe: (() => Promise<PubSubTransport>) | null = null;
   // When waiters woken after a re-subscription may retry (a cluster: once its masters answer); at once by default.
   private wakeGate: (wake: () => void) => void = (wake) => wake();
 
@@ -376,6 +377,3 @@ function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSignal |
   });
 }
 
-function isCluster(connection: Redis | Cluster): connection is Cluster {
-  return typeof (connection as { nodes?: unknown }).nodes === 'function';
-}
