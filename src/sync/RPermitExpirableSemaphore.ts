@@ -40,11 +40,10 @@ interface ParsedPermitCall {
 
 /**
  * Java's overloads, told apart as Java tells them: a lone number without a unit is a permit count
- * (`acquire(int)`, `tryAcquire(int)`); a number followed by a unit is a time. `names` are the times'
- * names in order after the optional leading permit count, `countFirstAt` the number of values that makes the
- * first one a permit count.
+ * (`acquire(int)`, `tryAcquire(int)`), and so is the first of one more number than there are `names` (the
+ * times' names, in order); a number followed by a unit is a time.
  */
-function parsePermitCall(method: string, args: readonly unknown[], names: readonly string[], countFirstAt: number, loneIsCount: boolean): { permits: number | null; times: number[]; options: SignalOptions } {
+function parsePermitCall(method: string, args: readonly unknown[], names: readonly string[]): { permits: number | null; times: number[]; options: SignalOptions } {
   const rest = [...args];
   const last = rest.at(-1);
   let options: SignalOptions = {};
@@ -57,7 +56,7 @@ function parsePermitCall(method: string, args: readonly unknown[], names: readon
     unit = requireUnit(rest.pop());
   }
   let permits: number | null = null;
-  if (rest.length === countFirstAt || (loneIsCount && rest.length === 1 && unitAt < 0)) permits = requirePermits(rest.shift());
+  if (rest.length === names.length + 1 || (rest.length === 1 && unitAt < 0)) permits = requirePermits(rest.shift());
   if (rest.length > names.length) throw new TypeError(`${method}: expected at most ${names.length + 1} numbers before the unit, got ${rest.length + (permits === null ? 0 : 1)}`);
   return { permits, times: rest.map((v, i) => requireTime(v, unit, names[i] as string)), options };
 }
@@ -130,7 +129,7 @@ export class RPermitExpirableSemaphore {
   acquire(leaseTime: number, unit: TimeUnit, options?: SignalOptions): Promise<PermitId>;
   acquire(permits: number, leaseTime: number, unit?: TimeUnit, options?: SignalOptions): Promise<PermitId[]>;
   async acquire(...args: unknown[]): Promise<PermitId | PermitId[]> {
-    const { permits, times, options } = parsePermitCall('acquire', args, ['leaseTime'], 2, true);
+    const { permits, times, options } = parsePermitCall('acquire', args, ['leaseTime']);
     const call: ParsedPermitCall = { permits, waitMs: -1, leaseMs: requireLease(times[0] ?? -1), options };
     this.#ctx.ensureOpen();
     const ids = await this.#acquireIds(call);
@@ -151,7 +150,7 @@ export class RPermitExpirableSemaphore {
   tryAcquire(waitTime: number, leaseTime: number, unit?: TimeUnit, options?: SignalOptions): Promise<PermitId | null>;
   tryAcquire(permits: number, waitTime: number, leaseTime: number, unit?: TimeUnit, options?: SignalOptions): Promise<PermitId[]>;
   async tryAcquire(...args: unknown[]): Promise<PermitId | PermitId[] | null> {
-    const { permits, times, options } = parsePermitCall('tryAcquire', args, ['waitTime', 'leaseTime'], 3, true);
+    const { permits, times, options } = parsePermitCall('tryAcquire', args, ['waitTime', 'leaseTime']);
     const [waitMs = 0, leaseMs = -1] = times;
     const call: ParsedPermitCall = { permits, waitMs: waitMs < 0 ? 0 : waitMs, leaseMs: requireLease(leaseMs), options };
     this.#ctx.ensureOpen();
