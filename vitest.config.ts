@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The CLI package (packages/cli) imports the library by name: the source, as in tsconfig.json's paths.
+  resolve: { alias: { 'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     // Each file starts its own redis-server(s); two workers match our two cores.

@@ -8,7 +8,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { RedisServerProcess } from '../src/cli/RedisServerProcess.js';
+import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import { javaUnavailableReason } from './adapters/javaRedisson.js';
 import type { BenchContext } from './context.js';

@@ -1,8 +1,8 @@
-// Builds the published package into dist/ (or the directory given as the first argument):
+// Builds the library package into dist/ (or the directory given as the first argument); the CLI is its own
+// package, built by scripts/build-cli.mjs:
 //
 //   dist/**.js, **.d.ts      the library as ES modules, compiled by tsc from src/ (no source maps: the
 //                            sources are not shipped, and tsc's output reads like them)
-//   dist/cli/**.js           the `redisson-ts` bin (ESM; its .d.ts files are dropped: nothing imports it)
 //   dist/cjs/index.js        the `require` entry: re-exports the ES module build through Node's require(esm)
 //   dist/cjs/**.d.ts         the same declarations in a `"type": "commonjs"` scope, so TypeScript sees
 //                            CommonJS types for `require` (node16/nodenext CJS, node10), as the runtime is
@@ -13,7 +13,7 @@
 // imports and requires the package shares its classes (`instanceof LockLostError` holds either way).
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,12 +35,9 @@ run(process.execPath, [join(root, 'scripts', 'gen-lua.mjs')]);
 rmSync(dist, { recursive: true, force: true });
 run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist]);
 
-const cli = join(dist, 'cli');
 const cjs = join(dist, 'cjs');
 for (const file of walk(dist)) {
-  if (!file.endsWith('.d.ts')) continue;
-  if (file.startsWith(cli + sep)) rmSync(file);
-  else cpSync(file, join(cjs, relative(dist, file)));
+  if (file.endsWith('.d.ts')) cpSync(file, join(cjs, relative(dist, file)));
 }
 writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
 writeFileSync(

@@ -1,6 +1,7 @@
-// Checks the tarball users would install: `npm pack` (whose prepack step builds), then
-// @arethetypeswrong/cli (types resolve, and match the JavaScript, for node10, node16 CJS/ESM and bundlers)
-// and publint --strict (exports, files, fields; warnings count as errors). Exits non-zero on any problem.
+// Checks the tarballs users would install: `npm pack` of the library and of the CLI package (each prepack
+// builds), then for the library @arethetypeswrong/cli (types resolve, and match the JavaScript, for node10,
+// node16 CJS/ESM and bundlers), and for both publint --strict (exports, files, fields; warnings count as
+// errors). The CLI has nothing to import, so attw has nothing to check there. Exits non-zero on any problem.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,23 +12,28 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const dir = mkdtempSync(join(tmpdir(), 'redisson-ts-check-'));
 
-function step(title, cmd, args, { quiet = false } = {}) {
+function step(title, cmd, args, { quiet = false, cwd = root } = {}) {
   console.log(`== ${title}`);
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.stdout && !quiet) process.stdout.write(r.stdout);
   return r;
 }
 
 let failed = false;
 try {
-  const pack = step('npm pack', 'npm', ['pack', '--json', '--pack-destination', dir], { quiet: true });
-  if (pack.status !== 0) throw new Error('npm pack failed');
-  const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[')));
-  const tarball = join(dir, filename);
-  console.log(`${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
+  const pack = (cwd) => {
+    const r = step(`npm pack (${cwd === root ? 'library' : 'CLI'})`, 'npm', ['pack', '--json', '--pack-destination', dir], { quiet: true, cwd });
+    if (r.status !== 0) throw new Error('npm pack failed');
+    const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
+    console.log(`${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
+    return join(dir, filename);
+  };
+  const tarball = pack(root);
+  const cliTarball = pack(join(root, 'packages', 'cli'));
   for (const [title, cmd, args] of [
-    ['attw', bin('attw'), [tarball, '--format', 'table-flipped']],
-    ['publint', bin('publint'), ['run', tarball, '--strict']],
+    ['attw (library)', bin('attw'), [tarball, '--format', 'table-flipped']],
+    ['publint (library)', bin('publint'), ['run', tarball, '--strict']],
+    ['publint (CLI)', bin('publint'), ['run', cliTarball, '--strict']],
   ]) {
     if (step(title, cmd, args).status !== 0) failed = true;
   }

@@ -5,6 +5,7 @@ export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvent
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { RedissonFencedLock } from './locks/RedissonFencedLock.js';
+export { fencedLockTokenName } from './keys.js';
 export { RedissonSpinLock } from './locks/RedissonSpinLock.js';
 export { NON_REENTRANT_REACQUIRE, RedissonNonReentrantLock } from './locks/RedissonNonReentrantLock.js';
 export { RedissonFairLock } from './locks/RedissonFairLock.js';
@@ -29,7 +30,7 @@ export { RSemaphore } from './sync/RSemaphore.js';
 export { NON_EXPIRABLE_SCORE, RPermitExpirableSemaphore, type PermitId } from './sync/RPermitExpirableSemaphore.js';
 export { RCountDownLatch } from './sync/RCountDownLatch.js';
 export { MAX_PERMITS, type SignalOptions } from './sync/syncArgs.js';
-export { countDownLatchChannelName, semaphoreChannelName } from './keys.js';
+export { countDownLatchChannelName, permitExpirableTimeoutName, semaphoreChannelName } from './keys.js';
 export { LockHold } from './locks/LockHold.js';
 export type { HoldOptions, TryHoldOptions } from './locks/holdArgs.js';
 export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';

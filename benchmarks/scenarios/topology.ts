@@ -7,7 +7,7 @@
  * (master + 2 replicas + 3 Sentinels; 3 masters + 3 replicas) and stopped afterwards.
  */
 import { Redisson, type RedissonOptions } from '../../src/index.js';
-import { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { startCluster, type TestCluster } from '../../test/support/cluster.js';
 import { startSentinelSet, type SentinelSet } from '../../test/support/sentinel.js';
 import type { BenchContext } from '../context.js';

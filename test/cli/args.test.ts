@@ -3,7 +3,7 @@
  * as one line without a stack trace.
  */
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { main } from '../../packages/cli/src/main.js';
 import { runCli, runMain } from './cliHarness.js';
 
 const oneLine = (text: string): void => {
@@ -12,7 +12,7 @@ const oneLine = (text: string): void => {
   expect(text).not.toMatch(/\n\s+at /);
 };
 
-describe('as a process (node --import tsx src/cli/main.ts)', () => {
+describe('as a process (node --import tsx packages/cli/src/main.ts)', () => {
   it('prints help and exits 0', async () => {
     const run = await runCli(['--help']);
     expect(run.code).toBe(0);

@@ -1,10 +1,10 @@
 /**
- * Running the CLI in tests: as a real process (`node --import tsx src/cli/main.ts …`, what `npm run demo`
+ * Running the CLI in tests: as a real process (`node --import tsx packages/cli/src/main.ts …`, what `npm run demo`
  * and the `bin` do), or in-process through `main(argv, io)` with captured output.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { CliIo } from '../../src/cli/CliError.js';
+import type { CliIo } from '../../packages/cli/src/CliError.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,7 +18,7 @@ export interface CliRun {
 /** Starts the CLI as a child process; `REDIS_URL` is removed from its environment unless given in `env`. */
 export function spawnCli(args: readonly string[], env: Record<string, string> = {}): ChildProcess {
   const { REDIS_URL: _ignored, ...inherited } = process.env;
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawn(process.execPath, ['--import', 'tsx', 'packages/cli/src/main.ts', ...args], {
     cwd: ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

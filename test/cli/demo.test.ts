@@ -6,8 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultRow } from '../../src/cli/demo/report.js';
-import { main } from '../../src/cli/main.js';
+import type { ResultRow } from '../../packages/cli/src/demo/report.js';
+import { main } from '../../packages/cli/src/main.js';
 import { javaAvailable } from '../interop/JavaPeer.js';
 import { eventually, startRedis, type TestRedis } from '../support/redis.js';
 import { completion, runCli, runMain, spawnCli } from './cliHarness.js';

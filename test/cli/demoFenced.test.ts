@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultRow } from '../../src/cli/demo/report.js';
+import type { ResultRow } from '../../packages/cli/src/demo/report.js';
 import { startRedis, type TestRedis } from '../support/redis.js';
 import { runCli } from './cliHarness.js';
 

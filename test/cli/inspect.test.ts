@@ -3,8 +3,8 @@
  * a Java-shaped foreign owner written by raw HSET, a plain string key, and no key at all.
  */
 import { expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { escapeControl, parseOwnerField, type LockInfo } from '../../src/cli/inspectCommand.js';
+import { main } from '../../packages/cli/src/main.js';
+import { escapeControl, parseOwnerField, type LockInfo } from '../../packages/cli/src/inspectCommand.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { runMain } from './cliHarness.js';
 

@@ -5,8 +5,8 @@
  * a PermitExpirableSemaphore's leased permits, and a bare number told apart by its waiters or `--kind`.
  */
 import { expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { humanDuration, type LockInfo } from '../../src/cli/inspectCommand.js';
+import { main } from '../../packages/cli/src/main.js';
+import { humanDuration, type LockInfo } from '../../packages/cli/src/inspectCommand.js';
 import { TimeUnit } from '../../src/index.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { runMain } from './cliHarness.js';

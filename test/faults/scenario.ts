@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import type { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { uniqueName } from '../support/redis.js';
 import { checkHistory, type CheckReport, type Fault, type HistoryEvent, type RedisSample } from './history.js';
 import { now, refillPool, takeWorker, type HistoryWorkerProcess } from './workers.js';

@@ -15,7 +15,7 @@ import {
   type LockLostEvent,
   type Redisson,
 } from '../../src/index.js';
-import type { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { forkHolder, forkTaker, killWorkers, type WorkerMessage } from '../fixtures/processes.js';
 import type { LockedMessage } from '../fixtures/lockWorker.js';
 import { Clients, collectMessages, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';

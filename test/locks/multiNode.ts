@@ -6,7 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { lockChannelName, Redisson, type RedissonOptions, type RLock } from '../../src/index.js';
 import { startRedisMany, type TestRedis } from '../support/redis.js';
 

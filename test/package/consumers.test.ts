@@ -1,10 +1,11 @@
 /**
- * The package as a user gets it: `npm pack` (which builds), a fresh project that installs the tarball and
- * ioredis at the peer range's floor, and four consumers run against a real redis-server — plain ESM, plain
+ * The packages as a user gets them: `npm pack` of the library and of the CLI (each prepack builds), a fresh
+ * project that installs both tarballs and ioredis at the peer range's floor, and four consumers run against a real redis-server — plain ESM, plain
  * CommonJS, TypeScript nodenext ESM and nodenext CommonJS (type-checked by the repo's own tsc first) —
  * on Node, and the plain ESM and CommonJS ones on Bun and Deno as well. Each
  * consumer waits on a lock the test holds and takes it when the test releases it, so the packed build is
- * seen waking on the channel the source build publishes to.
+ * seen waking on the channel the source build publishes to. The installed `redisson-ts` bin (the CLI package)
+ * runs inspect and the demo — strategy 7 with Java Redisson too, where java and mvn run.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultRow } from '../../packages/cli/src/demo/report.js';
+import type { LockInfo } from '../../packages/cli/src/inspectCommand.js';
 import { lockChannelName } from '../../src/keys.js';
+import { javaAvailable } from '../interop/JavaPeer.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { CONSUMER_ENTRY, consumerFiles, type ConsumerKind, type ConsumerReport } from './consumerFiles.js';
 
@@ -73,15 +77,21 @@ async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
 
 const suite = useRedis();
 let work = '';
-let packed: { filename: string; files: { path: string }[] };
+type Packed = { filename: string; files: { path: string }[] };
+let packed: Packed;
+let packedCli: Packed;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'redisson-ts-package-'));
   const project = join(work, 'project');
   mkdirSync(project);
   // `npm pack` runs the prepack build; --json lists exactly what is shipped.
-  const json = await timed('npm pack (build)', () => mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: cleanEnv() }));
-  [packed] = JSON.parse(json.slice(json.indexOf('['))) as [typeof packed];
+  const pack = async (cwd: string): Promise<Packed> => {
+    const json = await mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd, env: cleanEnv() });
+    return (JSON.parse(json.slice(json.indexOf('['))) as [Packed])[0];
+  };
+  packed = await timed('npm pack (build)', () => pack(ROOT));
+  packedCli = await timed('npm pack of the CLI (build)', () => pack(join(ROOT, 'packages', 'cli')));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
   for (const [file, text] of Object.entries(consumerFiles())) {
     mkdirSync(dirname(join(project, file)), { recursive: true });
@@ -89,7 +99,7 @@ beforeAll(async () => {
   }
   // Dependencies come from the cache `npm ci` filled: the peer range's floor (the ioredis-lowest alias)
   // and the repo's @types/node.
-  const deps = [join(work, packed.filename), `ioredis@${versionOf('ioredis-lowest')}`, `@types/node@${versionOf('@types/node')}`];
+  const deps = [join(work, packed.filename), join(work, packedCli.filename), `ioredis@${versionOf('ioredis-lowest')}`, `@types/node@${versionOf('@types/node')}`];
   await timed('npm install', () => mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...deps], { cwd: project, env: cleanEnv() }));
   await timed('tsc (both TS consumers)', () =>
     Promise.all(['ts-esm', 'ts-cjs'].map((dir) => mustRun(process.execPath, [TSC, '-p', join(project, dir)], { cwd: project, env: cleanEnv() }))),
@@ -104,16 +114,32 @@ afterAll(() => {
 });
 
 describe('the packed tarball', () => {
-  it('ships the build, LICENSE and CHANGELOG, and no source maps, Lua sources or tests', () => {
+  it('ships the build, LICENSE and CHANGELOG, and no CLI, source maps, Lua sources or tests', () => {
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/cli/main.js']) {
+    for (const needed of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']) {
       expect(files).toContain(needed);
     }
-    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('lua/') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.map') || f.startsWith('lua/') || f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/cli/'))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(work, 'project', 'node_modules', 'redisson-ts', 'package.json'), 'utf8')) as { bin?: unknown; workspaces?: unknown };
+    expect(pkg.bin).toBeUndefined();
   });
 
-  it('runs nothing on install: no install or prepare script in the installed package.json', () => {
-    const pkg = JSON.parse(readFileSync(join(work, 'project', 'node_modules', 'redisson-ts', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  it('the CLI package ships its build, the Java peer project and LICENSE, and depends on the library by version', () => {
+    const files = packedCli.files.map((f) => f.path);
+    for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/main.js', 'dist/inspectCommand.js', 'dist/demo/buyerWorker.js', 'dist/java/JavaPeer.js', 'dist/java/java/pom.xml']) {
+      expect(files).toContain(needed);
+    }
+    expect(files.filter((f) => f.endsWith('.map') || f.endsWith('.ts') || f.includes('/target/'))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(work, 'project', 'node_modules', 'redisson-ts-cli', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(pkg.dependencies['redisson-ts']).toBe(`^${version}`);
+    // The workspace manifest is back after the pack.
+    const workspace = JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(workspace.dependencies['redisson-ts']).toBe('file:../..');
+  });
+
+  it.each(['redisson-ts', 'redisson-ts-cli'])('%s runs nothing on install: no install or prepare script in the installed package.json', (name) => {
+    const pkg = JSON.parse(readFileSync(join(work, 'project', 'node_modules', name, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
     const lifecycle = Object.keys(pkg.scripts ?? {}).filter((s) => ['preinstall', 'install', 'postinstall', 'prepare'].includes(s));
     expect(lifecycle).toEqual([]);
   });
@@ -168,5 +194,51 @@ describe.each(CASES)('%s: %s consumer', (runtime, kind) => {
     expect(report.fields).toEqual({ [`${report.id}:${report.threadId}`]: '1' });
     expect(report.holdCount).toBe(1);
     expect(await raw.exists(name)).toBe(0);
+  });
+});
+
+describe('the installed CLI (redisson-ts-cli)', () => {
+  const bin = (): string => join(work, 'project', 'node_modules', '.bin', 'redisson-ts');
+  const cli = (args: string[], env: Record<string, string> = {}): Promise<Result> => run(bin(), args, { cwd: join(work, 'project'), env: cleanEnv(env) });
+
+  it('prints its version and help', async () => {
+    const version = await cli(['--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `${(JSON.parse(readFileSync(join(ROOT, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string }).version}\n` });
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('inspect <name>');
+  });
+
+  it('inspect reads a lock held by the source build: owner field, hold count, and --exit-code 0 held / 3 free', async () => {
+    const name = uniqueName('package-inspect');
+    const client = suite.clients.client();
+    const lock = client.getLock(name);
+    await lock.lock({ threadId: 7 });
+    const held = await cli(['inspect', name, '--redis', suite.redis.url, '--json', '--exit-code']);
+    expect({ code: held.code, stderr: held.stderr }).toEqual({ code: 0, stderr: '' });
+    const info = JSON.parse(held.stdout) as LockInfo;
+    expect(info.owners.map((o) => [o.field, o.holdCount])).toEqual([[`${client.getId()}:7`, 1]]);
+    await lock.unlock({ threadId: 7 });
+    expect((await cli(['inspect', name, '--redis', suite.redis.url, '--exit-code'])).code).toBe(3);
+  });
+
+  it('runs the demo on the given server: RLock correct, and strategy 7 (Java Redisson) where java and mvn run', async () => {
+    const java = javaAvailable();
+    const run = await cli(['demo', '--redis', suite.redis.url, '--stock', '10', '--buyers', '4', '--only', 'rlock,rlock-java', '--json']);
+    expect(run.code).toBe(0);
+    const rows = JSON.parse(run.stdout) as ResultRow[];
+    const verdicts = Object.fromEntries(rows.map((r) => [r.id, [r.verdict, r.sold, r.oversold]]));
+    if (java.ok) {
+      expect(verdicts).toEqual({ rlock: ['correct', 10, 0], 'rlock-java': ['correct', 10, 0] });
+    } else {
+      expect(verdicts).toEqual({ rlock: ['correct', 10, 0] });
+      expect(run.stderr).toMatch(/rlock-java not run/);
+    }
+  }, 240_000);
+
+  it('bench says it runs from a source checkout, and exits 1', async () => {
+    const run = await cli(['bench', '--quick']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/source checkout/);
   });
 });

@@ -11,7 +11,7 @@ process.env['IOREDIS_DIR'] = dir;
 
 export default defineConfig({
   ...base,
-  resolve: { alias: [{ find: /^ioredis$/, replacement: dir }] },
+  resolve: { alias: [{ find: /^ioredis$/, replacement: dir }, { find: /^redisson-ts$/, replacement: fileURLToPath(new URL('../../src/index.ts', import.meta.url)) }] },
   test: {
     ...base.test,
     include: ['test/locks/RLock.test.ts', 'test/pubsub/**/*.test.ts', 'test/lua/**/*.test.ts'],

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { eventually } from './poll.js';
 
 export interface TestCluster {

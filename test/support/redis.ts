@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { hasRedisServerBinary, INSTALL_HINT, RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import { hasRedisServerBinary, INSTALL_HINT, RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { Redisson } from '../../src/Redisson.js';
 import type { RedissonOptions } from '../../src/config.js';
 

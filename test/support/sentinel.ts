@@ -4,7 +4,7 @@
  * quorum 2 and a 1 s down-after, so a killed master is replaced within seconds. Always torn down by `stop()`.
  */
 import { Redis } from 'ioredis';
-import { RedisServerProcess } from '../../src/cli/RedisServerProcess.js';
+import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { eventually } from './poll.js';
 
 export const MASTER_NAME = 'mymaster';

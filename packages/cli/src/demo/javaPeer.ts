@@ -1,10 +1,14 @@
 /**
- * The Java Redisson peer of strategy 7, loaded from the interop tests (`test/interop/JavaPeer.ts`) of a
- * source checkout. The peer is test code and is not published, so it is imported dynamically and only
- * when it is there; the demo shows strategy 7 as "not run" when it is not, or when `java`/`mvn` are missing.
+ * The Java Redisson peer of strategy 7: the interop tests' launcher (`test/interop/JavaPeer.ts`) and its
+ * Maven project (`test/interop/java`). A source checkout loads them from there (under tsx); the built CLI
+ * carries a compiled copy of both in `dist/java/` (scripts/build-cli.mjs), so an installed CLI runs strategy 7
+ * too. They are imported dynamically, and the demo shows strategy 7 as "not run" when `java`/`mvn` are
+ * missing or the peer does not build (the first build fetches Redisson from Maven Central).
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { checkoutRoot } from '../checkout.js';
 
 /** What the demo uses of a running peer (a structural view of `JavaPeer` in test/interop/JavaPeer.ts). */
 export interface Peer {
@@ -35,9 +39,12 @@ export interface JavaSide {
 
 export type JavaAvailability = { readonly ok: true; readonly java: JavaSide } | { readonly ok: false; readonly reason: string };
 
-/** test/interop/JavaPeer.ts of the checkout this CLI runs from (src/cli/demo or dist/cli/demo: three levels down). */
-export function javaPeerFile(): string {
-  return fileURLToPath(new URL('../../../test/interop/JavaPeer.ts', import.meta.url));
+/** The built CLI's own copy (`dist/java/JavaPeer.js`), else test/interop/JavaPeer.ts of the checkout, if any. */
+export function javaPeerFile(): string | undefined {
+  const shipped = fileURLToPath(new URL('../java/JavaPeer.js', import.meta.url));
+  if (existsSync(shipped)) return shipped;
+  const root = checkoutRoot();
+  return root === undefined ? undefined : join(root, 'test', 'interop', 'JavaPeer.ts');
 }
 
 function firstLine(error: unknown): string {
@@ -52,13 +59,13 @@ function firstLine(error: unknown): string {
  */
 export async function loadJava(status: (text: string) => void): Promise<JavaAvailability> {
   const file = javaPeerFile();
-  if (!existsSync(file)) return { ok: false, reason: 'needs a source checkout of redisson-ts (test/interop/JavaPeer.ts)' };
+  if (file === undefined || !existsSync(file)) return { ok: false, reason: 'the Java peer is missing: neither dist/java of a built CLI nor test/interop of a checkout' };
   let peerModule: PeerModule;
   try {
-    // A .ts module: loads under tsx (npm run demo), not from a plain-node dist/ build.
+    // The checkout's .ts loads under tsx (npm run demo); the built copy is plain JavaScript.
     peerModule = (await import(pathToFileURL(file).href)) as PeerModule;
   } catch (error) {
-    return { ok: false, reason: `cannot load test/interop/JavaPeer.ts (run with tsx: npm run demo): ${firstLine(error)}` };
+    return { ok: false, reason: `cannot load ${file}: ${firstLine(error)}` };
   }
   status('looking for java and mvn…');
   const available = peerModule.javaAvailable();

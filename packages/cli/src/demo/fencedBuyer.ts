@@ -3,9 +3,7 @@
  * stock carries the holder's fencing token, and the stock itself refuses a token older than the newest it
  * has seen. A holder that stalled past its lease finds its late write refused, and buys again.
  */
-import { IllegalMonitorStateError } from '../../errors.js';
-import type { RedissonFencedLock } from '../../locks/RedissonFencedLock.js';
-import { Redisson } from '../../Redisson.js';
+import { IllegalMonitorStateError, Redisson, type RedissonFencedLock } from 'redisson-ts';
 import { StoppedError, type Buyer, type BuyerFactory } from './buyers.js';
 
 /** The stock's fence: the highest token that has read or written the stock. */

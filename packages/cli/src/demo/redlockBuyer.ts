@@ -6,8 +6,7 @@
  */
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redisson } from '../../Redisson.js';
-import type { RedissonRedLock } from '../../locks/RedissonRedLock.js';
+import { Redisson, type RedissonRedLock } from 'redisson-ts';
 import { sellOne, StoppedError, type BuyerFactory } from './buyers.js';
 
 /** Per-node timeout: well below the strategies' 1 s lease, and loose enough for a busy machine. */

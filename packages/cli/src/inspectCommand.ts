@@ -5,7 +5,7 @@
  * queue, a FencedLock's token, a ReadWriteLock's mode and read leases, a semaphore's permits, a latch's count.
  */
 import type { Redis } from 'ioredis';
-import { lockChannelName } from '../keys.js';
+import { lockChannelName } from 'redisson-ts';
 import { intOption, parse } from './args.js';
 import { channelOf, detectPrimitive, INSPECT_KINDS, readFamily, type FamilyInfo, type InspectKind } from './inspectFamily.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';

@@ -23,7 +23,7 @@ import {
   readLockTimeoutPrefix,
   readWriteLockChannelName,
   semaphoreChannelName,
-} from '../keys.js';
+} from 'redisson-ts';
 
 /** The `--kind` values; `auto` reads the layout from the keys present. */
 export const INSPECT_KINDS = ['auto', 'lock', 'fair', 'fenced', 'rwlock', 'semaphore', 'latch'] as const;

@@ -5,7 +5,7 @@
  * long the stall.
  */
 import { Redis } from 'ioredis';
-import { fencedLockTokenName } from '../../keys.js';
+import { fencedLockTokenName } from 'redisson-ts';
 import { fenceKey } from './fencedBuyer.js';
 import { nodeParticipants } from './runStrategy.js';
 import { plural, WORK_MS, type Strategy } from './strategies.js';

@@ -7,9 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { IllegalMonitorStateError, LockLostError } from '../../errors.js';
-import type { RLock } from '../../locks/RLock.js';
-import { Redisson } from '../../Redisson.js';
+import { IllegalMonitorStateError, LockLostError, Redisson, type RLock } from 'redisson-ts';
 import type { BuyerSpec } from './protocol.js';
 import { redlockBuyer } from './redlockBuyer.js';
 import { fencedBuyer } from './fencedBuyer.js';

@@ -4,7 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { checkoutRoot } from './checkout.js';
 import { CliError, EXIT_OK, type CliIo } from './CliError.js';
 
 export const BENCH_HELP = `Usage: redisson-ts bench [benchmark options]
@@ -12,9 +13,10 @@ export const BENCH_HELP = `Usage: redisson-ts bench [benchmark options]
 Runs the benchmarks (benchmarks/run.ts) with tsx; every argument is passed on, e.g. --quick.
 Needs a source checkout of redisson-ts (benchmarks are not part of the published package).`;
 
-/** benchmarks/run.ts of the checkout this CLI runs from (src/cli or dist/cli: both two levels down). */
-export function benchmarkFile(): string {
-  return fileURLToPath(new URL('../../benchmarks/run.ts', import.meta.url));
+/** benchmarks/run.ts of the checkout this CLI runs from, or `undefined` for an installed CLI. */
+export function benchmarkFile(): string | undefined {
+  const root = checkoutRoot();
+  return root === undefined ? undefined : join(root, 'benchmarks', 'run.ts');
 }
 
 export async function benchCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -23,7 +25,9 @@ export async function benchCommand(args: readonly string[], io: CliIo): Promise<
     return EXIT_OK;
   }
   const file = benchmarkFile();
-  if (!existsSync(file)) throw new CliError(`bench: benchmarks need a source checkout of redisson-ts (${file} not found)`);
+  if (file === undefined || !existsSync(file)) {
+    throw new CliError('bench: the benchmarks run from a source checkout of redisson-ts (npm ci, then npm run bench); an installed CLI does not carry them');
+  }
   let tsx: string;
   try {
     tsx = import.meta.resolve('tsx');
