@@ -526,7 +526,10 @@ function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions)
   const slotsRefreshInterval = base.slotsRefreshInterval ?? 5_000;
   return {
     nodes,
-    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval },
+    // retryDelayOnFailover 0: ioredis' Cluster otherwise sends a command (or a whole pipeline) again when its
+    // connection closed — an acquire script that ran before the socket dropped would run twice. A lost reply
+    // surfaces as ConnectionLostError instead, as on a single server.
+    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval, retryDelayOnFailover: 0 },
     subscriber: {
       ...base,
       keyPrefix: '',

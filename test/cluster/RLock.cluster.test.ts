@@ -8,10 +8,10 @@
  * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot; a master killed
  * under a held lock and a slot migrated during a wait lose neither the hold nor the waiter.
  */
-import { Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/cluster.js';
-import { Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
+import { ConnectionLostError, Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { within } from '../support/poll.js';
 import { eventually, uniqueName } from '../support/redis.js';
@@ -174,6 +174,48 @@ describe('the family in its slots', () => {
     await latch.countDown();
     expect(await opened).toBe(true);
   });
+});
+
+describe('a lost reply', () => {
+  it("a synced acquire whose connection drops after the script ran is not run twice: the hold is undone, not doubled", async () => {
+    // ioredis' Cluster sends a whole pipeline again when all its commands failed with a closed connection
+    // (after retryDelayOnFailover, which the client sets to 0): an acquire that did run would run again (hold
+    // count 2 after one tryLock: one unlock would leave the lock held). Forced: the slot's master is frozen
+    // with the pair in its socket buffer, the client drops that socket, and the master resumes — it reads
+    // the pair and runs the script after the client saw the connection close.
+    const name = uniqueName('lost-reply');
+    const c = client({ retryAttempts: 0 });
+    const lock = c.getLock(name);
+    await lock.lock(); // connects the slot master's connection and loads the scripts there
+    await lock.unlock();
+    const masterPort = (await cluster.masterOf(keySlot(name))).port;
+    const server = cluster.nodes.find((n) => n.port === masterPort);
+    const conn = (c.connection as Cluster).nodes('master').find((n) => n.options.port === masterPort) as Redis & { commandQueue: { length: number } };
+    if (!server) throw new Error('no master process');
+    server.pause();
+    let outcome: unknown;
+    try {
+      const attempt = lock.tryLock(0, 60_000).then((v) => (outcome = v), (e: unknown) => (outcome = e));
+      await eventually(() => conn.commandQueue.length >= 2, 5_000, 'the script and WAIT to be written');
+      conn.stream.destroy();
+      await eventually(() => conn.status !== 'ready', 5_000, 'the client to see its socket closed');
+      server.resume();
+      await attempt;
+    } finally {
+      server.resume();
+    }
+    const raw = node(masterPort);
+    const field = `${c.getId()}:${lock.threadId}`;
+    if (outcome === true) {
+      expect(await raw.hget(name, field)).toBe('1');
+      await lock.unlock();
+    } else {
+      expect(outcome).toBeInstanceOf(ConnectionLostError);
+      // The hold that landed is undone once the master answers (the client's lost-reply check).
+      await eventually(async () => (await raw.exists(name)) === 0, 10_000, 'the landed hold to be undone');
+    }
+    expect(await raw.exists(name)).toBe(0);
+  }, 60_000);
 });
 
 describe('failover', () => {
