@@ -119,6 +119,18 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     }
     if (res.handoff) out.push('', `Handoff clock: host-wide monotonic clock; worst disagreement with the parent's send/receive window in the check: ${res.handoff.clockCheckUs.toFixed(1)} µs.`);
     out.push('');
+    const local = res.handoff?.local ?? {};
+    const localRows = IMPLEMENTATIONS.flatMap((impl) => {
+      const h = local[impl];
+      if (!h || !res.handoff) return [];
+      return [[impl, us(h.p50), us(h.p99), us(h.max), String(h.n), ratio(h.p50, ping), ratio(h.p50, res.handoff.idlePing.p50), h.timeouts ? String(h.timeouts) : '0']];
+    });
+    if (localRows.length > 0) {
+      out.push('#### Handoff within one process: holder and waiter on the same client');
+      out.push('');
+      out.push(table(['implementation', 'handoff p50', 'handoff p99', 'handoff max', 'n', 'handoff × PING', 'handoff × idle PING', 'not woken'], localRows));
+      out.push('', "The same samples as above with both owners in one worker process (the release's message returns to the releasing client's own subscriber): the handoff without a process hop.", '');
+    }
   }
 
   if (res.contention) {

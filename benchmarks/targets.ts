@@ -32,6 +32,18 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     measured: `${r2(handoff / ping)} × (${r2(handoff)} µs); against a PING after the same idle time: ${r2(handoff / (res.handoff?.idlePing.p50 ?? NaN))} ×; the bare PUBLISH hop alone: ${r2((res.handoff?.relay.p50 ?? NaN) / ping)} × PING`,
     met: Number.isFinite(handoff / ping) ? handoff / ping <= 3 : null,
   });
+  const relayHop = res.handoff?.relay.p50 ?? NaN;
+  out.push({
+    target: 'handoff p50 ≤ 1.5 × the bare PUBLISH → other-process hop (issue 15)',
+    measured: `${r2(handoff / relayHop)} × (${r2(handoff)} µs vs ${r2(relayHop)} µs)`,
+    met: Number.isFinite(handoff / relayHop) ? handoff / relayHop <= 1.5 : null,
+  });
+  const local = res.handoff?.local[ours]?.p50 ?? NaN;
+  out.push({
+    target: 'handoff within one process (same client) p50 ≤ 1.2 × raw PING p50 (issue 15)',
+    measured: `${r2(local / ping)} × (${r2(local)} µs); against a PING after the same idle time: ${r2(local / (res.handoff?.idlePing.p50 ?? NaN))} ×`,
+    met: Number.isFinite(local / ping) ? local / ping <= 1.2 : null,
+  });
   for (const [peer, factor] of [
     ['redis-semaphore', 10],
     ['redlock', 100],
@@ -59,6 +71,13 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
       measured: `${Math.round(row.opsPerSec)} ops/s vs best peer ${best ? `${best.impl} ${Math.round(best.ops)} (${r2(row.opsPerSec / best.ops)}×)` : 'n/a'}; counter ${row.exact ? 'exact' : 'WRONG'}`,
       met: best === undefined ? null : row.opsPerSec >= best.ops && row.exact,
     });
+    if (row.workers > 2) {
+      out.push({
+        target: `contention W=${row.workers}: ≤ 3 scripts per op, and no owner starved (issue 15)`,
+        measured: `${r2(row.scriptsPerOp)} scripts/op; per-owner ops min ${row.minOps} / max ${row.maxOps}`,
+        met: row.scriptsPerOp <= 3 && row.minOps > 0,
+      });
+    }
     const java = opsOf('java-redisson');
     out.push({
       target: `contention W=${row.workers}: ops/s ≥ Java Redisson's`,

@@ -6,6 +6,9 @@
  *
  * One sample (on a fresh lock): process H takes the lock; process W starts waiting; after a settle time (so that W is
  * parked, not mid-attempt) H releases. Roles alternate between the two processes every sample.
+ *
+ * The same samples with holder and waiter in one process, on one client (`local`): the release's message
+ * comes back to the releasing client's own subscriber, so this is the handoff floor without a process hop.
  */
 import type { ImplName, Kind } from '../adapters/index.js';
 import { rotate, type BenchContext } from '../context.js';
@@ -32,6 +35,8 @@ export interface HandoffResult {
    */
   readonly relay: HandoffRow;
   readonly idlePing: Summary;
+  /** Holder and waiter in the same process and client (Node implementations only). */
+  readonly local: Partial<Record<ImplName, HandoffRow>>;
   /** Worst disagreement (µs) found between a worker's clock and the parent's send/receive window. */
   readonly clockCheckUs: number;
 }
@@ -74,6 +79,8 @@ export interface HandoffSpec {
   readonly waitKind?: Kind;
   /** Swap the roles: worker 1 holds, worker 0 waits. */
   readonly flip: boolean;
+  /** Holder and waiter in the same worker (the one `flip` picks as holder). */
+  readonly sameProcess?: boolean;
   readonly timeoutMs: number;
 }
 
@@ -82,7 +89,8 @@ export interface HandoffSpec {
  * release call to W's acquire resolving, or null when W was not woken within `timeoutMs`.
  */
 export async function handoffSample(ctx: BenchContext, spec: HandoffSpec): Promise<number | null> {
-  const [holder, waiter] = spec.flip ? [ctx.workers[1], ctx.workers[0]] : ctx.workers;
+  const [holder, other] = spec.flip ? [ctx.workers[1], ctx.workers[0]] : ctx.workers;
+  const waiter = spec.sameProcess ? holder : other;
   // The Java waiter's call crosses a pipe and a JVM thread hand-off before it subscribes.
   const settleMs = spec.impl === 'java-redisson' ? 40 : SETTLE_MS;
   const args = { impl: spec.impl, url: ctx.url, name: spec.name, kind: spec.kind ?? 'lock' };
@@ -108,6 +116,8 @@ export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
   const sampleTimeoutMs = ctx.quick ? 1_000 : 3_000;
   const timeouts = new Map<ImplName, number>();
   const samples = new Map<ImplName, number[]>();
+  const localTimeouts = new Map<ImplName, number>();
+  const localSamples = new Map<ImplName, number[]>();
   const relay: number[] = [];
   const idlePing: number[] = [];
 
@@ -134,11 +144,31 @@ export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
         out.push(us ?? sampleTimeoutMs * 1_000);
       }
     }
+    for (const impl of rotate(ctx.impls, r).filter((i) => i !== 'java-redisson')) {
+      const base = `bench:handoff-local:${impl}:${r}:`;
+      const out = localSamples.get(impl) ?? localSamples.set(impl, []).get(impl) ?? [];
+      const started = performance.now();
+      for (let i = 0; i < perRound && performance.now() - started < budgetMs; i++) {
+        ctx.progress.update(`handoff in one process: round ${r + 1}/${rounds} · ${impl} · sample ${i + 1}`);
+        const us = await handoffSample(ctx, { impl, name: `${base}${i}`, flip: i % 2 === 1, sameProcess: true, timeoutMs: sampleTimeoutMs });
+        if (us === null) localTimeouts.set(impl, (localTimeouts.get(impl) ?? 0) + 1);
+        out.push(us ?? sampleTimeoutMs * 1_000);
+      }
+    }
   }
-  const rows: HandoffResult['rows'] = {};
-  for (const [impl, s] of samples) {
-    const missed = timeouts.get(impl);
-    rows[impl] = { ...summarize(s), samples: s, ...(missed === undefined ? {} : { timeouts: missed }) };
-  }
-  return { rows, clockCheckUs, relay: { ...summarize(relay), samples: relay }, idlePing: summarize(idlePing) };
+  const summarizeAll = (all: Map<ImplName, number[]>, missedBy: Map<ImplName, number>): Partial<Record<ImplName, HandoffRow>> => {
+    const rows: Partial<Record<ImplName, HandoffRow>> = {};
+    for (const [impl, s] of all) {
+      const missed = missedBy.get(impl);
+      rows[impl] = { ...summarize(s), samples: s, ...(missed === undefined ? {} : { timeouts: missed }) };
+    }
+    return rows;
+  };
+  return {
+    rows: summarizeAll(samples, timeouts),
+    local: summarizeAll(localSamples, localTimeouts),
+    clockCheckUs,
+    relay: { ...summarize(relay), samples: relay },
+    idlePing: summarize(idlePing),
+  };
 }
