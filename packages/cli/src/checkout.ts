@@ -1,8 +1,9 @@
 /**
- * The redisson-ts source checkout this CLI runs from, if any. The benchmarks and the Java Redisson peer are
- * not published (they need the repository's test harness), so `bench` and demo strategy 7 find them here:
- * `packages/cli/src` under tsx and `packages/cli/dist` once built are both three levels below the root.
- * An installed CLI (`node_modules/redisson-ts-cli/dist`) has no checkout around it.
+ * The redisson-ts source checkout this CLI runs from, if any: `bench` runs the checkout's benchmarks (they
+ * need the repository's test harness and are not published), and demo strategy 7 under tsx loads the Java
+ * peer from the checkout's test/interop (a built CLI carries its own copy). `packages/cli/src` under tsx and
+ * `packages/cli/dist` once built are both three levels below the root; an installed CLI
+ * (`node_modules/redisson-ts-cli/dist`) has no checkout around it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
