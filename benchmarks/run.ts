@@ -25,6 +25,7 @@ import { runUncontended } from './scenarios/uncontended.js';
 import { runTopology, TOPOLOGIES, type Topology } from './scenarios/topology.js';
 import { runJavaInJvm } from './scenarios/javaInJvm.js';
 import { updateReadme } from './readmeSection.js';
+import { buildLibrary } from './library.js';
 
 const defaultOut = fileURLToPath(new URL('./results/', import.meta.url));
 
@@ -60,6 +61,9 @@ async function main(): Promise<void> {
   }
   const progress = new Progress();
   const command = `npm run bench${quick ? ' -- --quick' : ''}`;
+  // redisson-ts is measured from its build, as users get it (see library.ts).
+  progress.update('building redisson-ts (dist/)');
+  buildLibrary();
 
   let server: RedisServerProcess | null = null;
   let url = process.env['REDIS_URL'];

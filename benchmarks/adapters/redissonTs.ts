@@ -1,8 +1,9 @@
 /**
- * This project: every handle is its own lock object (its own owner); `lock()` / `unlock()`, and the
- * family's equivalents for the other kinds (see `Kind`).
+ * This project, from its build (../library.ts): every handle is its own lock object (its own owner);
+ * `lock()` / `unlock()`, and the family's equivalents for the other kinds (see `Kind`).
  */
-import { Redisson } from '../../src/index.js';
+import type { Redisson } from '../../src/index.js';
+import { library } from '../library.js';
 import type { Implementation, Kind, LockClient, LockHandle } from './types.js';
 import { packageVersion } from './versions.js';
 
@@ -46,15 +47,16 @@ export const redissonTs: Implementation = {
   version: () => packageVersion('.'),
   settings: 'defaults (lockWatchdogTimeout 30 s); lock() waits on pub/sub',
   kinds: ['lock', 'fair', 'read', 'write', 'semaphore', 'latch'],
-  open(options): Promise<LockClient> {
+  async open(options): Promise<LockClient> {
+    const { Redisson } = await library();
     const client = Redisson.create({
       redis: options.url,
       ...(options.watchdogMs === undefined ? {} : { lockWatchdogTimeout: options.watchdogMs }),
     });
     const ready = new Map<string, Promise<unknown>>();
-    return Promise.resolve({
+    return {
       handle: (name, _owner, kind = 'lock') => familyHandle(client, name, kind, ready),
       close: () => client.shutdown(),
-    });
+    };
   },
 };

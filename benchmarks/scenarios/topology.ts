@@ -6,7 +6,8 @@
  * the same servers shows what `WAIT` costs. The deployments are spawned from the `redis-server` binary
  * (master + 2 replicas + 3 Sentinels; 3 masters + 3 replicas) and stopped afterwards.
  */
-import { Redisson, type RedissonOptions } from '../../src/index.js';
+import type { RedissonOptions } from '../../src/index.js';
+import { library } from '../library.js';
 import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { startCluster, type TestCluster } from '../../test/support/cluster.js';
 import { startSentinelSet, type SentinelSet } from '../../test/support/sentinel.js';
@@ -29,6 +30,7 @@ export interface TopologyResult {
 }
 
 async function measure(label: string, options: RedissonOptions, wait: boolean, n: number): Promise<TopologyRow> {
+  const { Redisson } = await library();
   const client = Redisson.create({ ...options, shortLeaseWarning: false });
   try {
     const lock = client.getLock(`bench:topology:${label}`);
