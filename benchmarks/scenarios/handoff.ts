@@ -108,18 +108,44 @@ export async function handoffSample(ctx: BenchContext, spec: HandoffSpec): Promi
   return (e['t'] as number) - releasedAt;
 }
 
+/** Samples per implementation and how many of them timed out, for one kind of handoff. */
+class Collected {
+  readonly samples = new Map<ImplName, number[]>();
+  readonly timeouts = new Map<ImplName, number>();
+
+  rows(): Partial<Record<ImplName, HandoffRow>> {
+    const rows: Partial<Record<ImplName, HandoffRow>> = {};
+    for (const [impl, s] of this.samples) {
+      const missed = this.timeouts.get(impl);
+      rows[impl] = { ...summarize(s), samples: s, ...(missed === undefined ? {} : { timeouts: missed }) };
+    }
+    return rows;
+  }
+}
+
 export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
   const rounds = ctx.quick ? 2 : 3;
   const perRound = ctx.quick ? 20 : 70;
   const budgetMs = ctx.quick ? 1_200 : 5_000;
   const clockCheckUs = await clockCheck(ctx);
   const sampleTimeoutMs = ctx.quick ? 1_000 : 3_000;
-  const timeouts = new Map<ImplName, number>();
-  const samples = new Map<ImplName, number[]>();
-  const localTimeouts = new Map<ImplName, number>();
-  const localSamples = new Map<ImplName, number[]>();
+  const between = new Collected();
+  const within = new Collected();
   const relay: number[] = [];
   const idlePing: number[] = [];
+
+  /** One round of `impl`'s samples (at most `perRound`, within `budgetMs`), between processes or within one. */
+  const sampleRound = async (impl: ImplName, r: number, into: Collected, sameProcess: boolean): Promise<void> => {
+    const base = `bench:handoff${sameProcess ? '-local' : ''}:${impl}:${r}:`;
+    const out = into.samples.get(impl) ?? into.samples.set(impl, []).get(impl) ?? [];
+    const started = performance.now();
+    for (let i = 0; i < perRound && performance.now() - started < budgetMs; i++) {
+      ctx.progress.update(`handoff${sameProcess ? ' in one process' : ''}: round ${r + 1}/${rounds} · ${impl} · sample ${i + 1}`);
+      const us = await handoffSample(ctx, { impl, name: `${base}${i}`, flip: i % 2 === 1, sameProcess, timeoutMs: sampleTimeoutMs });
+      if (us === null) into.timeouts.set(impl, (into.timeouts.get(impl) ?? 0) + 1);
+      out.push(us ?? sampleTimeoutMs * 1_000);
+    }
+  };
 
   for (let r = 0; r < rounds; r++) {
     ctx.progress.update(`handoff: round ${r + 1}/${rounds} · raw pub/sub relay`);
@@ -133,40 +159,12 @@ export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
       relay.push(((await arrived)['t'] as number) - t);
       if (i < 20) idlePing.push(await holder.call<number>('idlePing', { url: ctx.url, idleMs: SETTLE_MS }));
     }
-    for (const impl of rotate(ctx.impls, r)) {
-      const base = `bench:handoff:${impl}:${r}:`;
-      const out = samples.get(impl) ?? samples.set(impl, []).get(impl) ?? [];
-      const started = performance.now();
-      for (let i = 0; i < perRound && performance.now() - started < budgetMs; i++) {
-        ctx.progress.update(`handoff: round ${r + 1}/${rounds} · ${impl} · sample ${i + 1}`);
-        const us = await handoffSample(ctx, { impl, name: `${base}${i}`, flip: i % 2 === 1, timeoutMs: sampleTimeoutMs });
-        if (us === null) timeouts.set(impl, (timeouts.get(impl) ?? 0) + 1);
-        out.push(us ?? sampleTimeoutMs * 1_000);
-      }
-    }
-    for (const impl of rotate(ctx.impls, r).filter((i) => i !== 'java-redisson')) {
-      const base = `bench:handoff-local:${impl}:${r}:`;
-      const out = localSamples.get(impl) ?? localSamples.set(impl, []).get(impl) ?? [];
-      const started = performance.now();
-      for (let i = 0; i < perRound && performance.now() - started < budgetMs; i++) {
-        ctx.progress.update(`handoff in one process: round ${r + 1}/${rounds} · ${impl} · sample ${i + 1}`);
-        const us = await handoffSample(ctx, { impl, name: `${base}${i}`, flip: i % 2 === 1, sameProcess: true, timeoutMs: sampleTimeoutMs });
-        if (us === null) localTimeouts.set(impl, (localTimeouts.get(impl) ?? 0) + 1);
-        out.push(us ?? sampleTimeoutMs * 1_000);
-      }
-    }
+    for (const impl of rotate(ctx.impls, r)) await sampleRound(impl, r, between, false);
+    for (const impl of rotate(ctx.impls, r).filter((i) => i !== 'java-redisson')) await sampleRound(impl, r, within, true);
   }
-  const summarizeAll = (all: Map<ImplName, number[]>, missedBy: Map<ImplName, number>): Partial<Record<ImplName, HandoffRow>> => {
-    const rows: Partial<Record<ImplName, HandoffRow>> = {};
-    for (const [impl, s] of all) {
-      const missed = missedBy.get(impl);
-      rows[impl] = { ...summarize(s), samples: s, ...(missed === undefined ? {} : { timeouts: missed }) };
-    }
-    return rows;
-  };
   return {
-    rows: summarizeAll(samples, timeouts),
-    local: summarizeAll(localSamples, localTimeouts),
+    rows: between.rows(),
+    local: within.rows(),
     clockCheckUs,
     relay: { ...summarize(relay), samples: relay },
     idlePing: summarize(idlePing),
