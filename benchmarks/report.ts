@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import type { Environment } from './env.js';
 import type { TopologyResult } from './scenarios/topology.js';
-import type { JavaInJvmResult } from './scenarios/javaInJvm.js';
+import type { JavaInJvmContentionResult, JavaInJvmHandoffResult, JavaInJvmResult } from './scenarios/javaInJvm.js';
 import type { ContentionResult } from './scenarios/contention.js';
 import type { FamilyResult } from './scenarios/family.js';
 import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
@@ -31,6 +31,10 @@ export interface BenchResults {
   clients?: ContentionResult;
   /** Java Redisson's pair timed inside its JVM, beside its own round trip. */
   javaInJvm?: JavaInJvmResult;
+  /** Java Redisson's handoff timed inside two JVMs (and one). */
+  javaInJvmHandoff?: JavaInJvmHandoffResult;
+  /** Java Redisson's contention loop as Java threads in two JVMs. */
+  javaInJvmContention?: JavaInJvmContentionResult;
   /** redisson-ts on a single server, through Sentinel and in a cluster (`--topology`). */
   topology?: TopologyResult;
   /** Scenario → why it is absent for an implementation (e.g. Java many waiters). */
@@ -152,17 +156,7 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push('');
   }
 
-  if (res.javaInJvm) {
-    const j = res.javaInJvm;
-    const ours = res.uncontended?.rows['redisson-ts'];
-    out.push('### Java Redisson without the peer pipe: the pair timed inside the JVM');
-    out.push('');
-    const rows: string[][] = [[`java-redisson ${j.version} (in-JVM, one thread)`, us(j.roundTrip.p50), us(j.pair.p50), us(j.pair.p99), ratio(j.pair.p50, j.roundTrip.p50)]];
-    if (ours) rows.push(['redisson-ts (worker process)', us(ping), us(ours.pair.p50), us(ours.pair.p99), ratio(ours.pair.p50, ping)]);
-    out.push(table(['implementation', 'own round trip p50', 'pair p50', 'pair p99', 'pair / own round trip'], rows));
-    out.push('', "Java's round trip is an `EXISTS` through its own `RBucket`, timed with `System.nanoTime` like its pairs; ours is the workers' raw `PING`. Compare the last column: each pair against its own client's round trip.");
-    out.push('');
-  }
+  if (res.javaInJvm || res.javaInJvmHandoff || res.javaInJvmContention) out.push(...javaInJvmSection(res, ping));
 
   if (res.topology) {
     out.push('### Topologies: redisson-ts pair latency on a single server, through Sentinel, in a cluster');
@@ -372,4 +366,62 @@ export function writeReport(res: BenchResults, dir: string, prefix: string): { m
   writeFileSync(files[1] as string, `${JSON.stringify({ ...res, targets }, null, 2)}\n`);
   writeFileSync(files[2] as string, `${renderSvg(res)}\n`);
   return { markdown, files };
+}
+
+/** Java Redisson timed inside its JVMs (no peer pipe), each figure against Java's own round trip; ours beside it. */
+function javaInJvmSection(res: BenchResults, ping: number): string[] {
+  const out: string[] = ['### Java Redisson without the peer pipe: timed inside the JVM', ''];
+  const version = res.javaInJvm?.version ?? res.javaInJvmHandoff?.version ?? res.javaInJvmContention?.version ?? '';
+  if (res.javaInJvm) {
+    const j = res.javaInJvm;
+    const ours = res.uncontended?.rows['redisson-ts'];
+    const rows: string[][] = [[`java-redisson ${j.version} (in-JVM, one thread)`, us(j.roundTrip.p50), us(j.pair.p50), us(j.pair.p99), ratio(j.pair.p50, j.roundTrip.p50)]];
+    if (ours) rows.push(['redisson-ts (worker process)', us(ping), us(ours.pair.p50), us(ours.pair.p99), ratio(ours.pair.p50, ping)]);
+    out.push(table(['implementation', 'own round trip p50', 'pair p50', 'pair p99', 'pair / own round trip'], rows));
+    out.push('', "Java's round trip is an `EXISTS` through its own `RBucket`, timed with `System.nanoTime` like its pairs; ours is the workers' raw `PING`. Compare the last column: each pair against its own client's round trip.");
+    out.push('');
+  }
+  if (res.javaInJvmContention) {
+    const j = res.javaInJvmContention;
+    const head = CONTENTION_HEAD.map((h) => (h === 'µs per op × PING' ? 'µs per op / own round trip' : h));
+    const relabel = (rows: string[][], label: string): string[][] => rows.map(([, ...rest]) => [label, ...rest]);
+    const rows = [...relabel(contentionRows({ 'java-redisson': j.rows }, j.roundTrip.p50), `java-redisson ${j.version} (in-JVM, 2 JVMs)`)];
+    const viaPeer = res.contention?.['java-redisson'];
+    if (viaPeer) rows.push(...relabel(contentionRows({ 'java-redisson': viaPeer }, ping), 'java-redisson (through the peer pipe) ¹'));
+    const ours = res.contention?.['redisson-ts'];
+    if (ours) rows.push(...relabel(contentionRows({ 'redisson-ts': ours }, ping), 'redisson-ts (2 worker processes)'));
+    rows.sort((a, b) => Number(a[1]) - Number(b[1]));
+    out.push('#### Contention: W owners over 2 JVMs (W/2 Java threads each), read-modify-write under one lock', '');
+    out.push(table(head, rows));
+    out.push(
+      '',
+      `The contention scenario's loop (\`lock()\`, \`GET\`, \`SET\` value+1 through Java's own \`RBucket\` with \`StringCodec\`, \`unlock()\`) run by Java threads, each its own owner on its JVM's one client, ${num(res.quick ? 0.5 : 2.5, 1)} s from one start instant on the shared monotonic clock (the later JVM got its request ${us(j.lateStartUs)} past it; 0: both in time). Java's own round trip: ${us(j.roundTrip.p50)} p50 (\`EXISTS\`, back to back, in these JVMs); ours: the workers' \`PING\`, ${us(ping)}. ¹ The Java rows of the contention table above (each call through the peer's pipe), divided by the workers' \`PING\` as there. Scripts per op from \`INFO commandstats\` as above. Clock check: worst disagreement ${j.clockCheckUs.toFixed(1)} µs.`,
+    );
+    out.push('');
+  }
+  if (res.javaInJvmHandoff) {
+    const j = res.javaInJvmHandoff;
+    const notWoken = (h: HandoffRow): string => (h.timeouts ? `**${h.timeouts}**` : '0');
+    const rows: string[][] = [
+      [`java-redisson ${version} (in-JVM), holder and waiter in two JVMs`, us(j.roundTrip.p50), us(j.idleRoundTrip.p50), us(j.between.p50), us(j.between.p99), us(j.between.max), String(j.between.n), notWoken(j.between), ratio(j.between.p50, j.roundTrip.p50), ratio(j.between.p50, j.idleRoundTrip.p50)],
+      [`java-redisson ${version} (in-JVM), both in one JVM`, us(j.roundTrip.p50), us(j.idleRoundTrip.p50), us(j.within.p50), us(j.within.p99), us(j.within.max), String(j.within.n), notWoken(j.within), ratio(j.within.p50, j.roundTrip.p50), ratio(j.within.p50, j.idleRoundTrip.p50)],
+    ];
+    const h = res.handoff;
+    const idle = h?.idlePing.p50 ?? NaN;
+    const viaPeer = h?.rows['java-redisson'];
+    if (viaPeer) rows.push(['java-redisson (through the peer pipe), two worker processes ¹', us(ping), us(idle), us(viaPeer.p50), us(viaPeer.p99), us(viaPeer.max), String(viaPeer.n), notWoken(viaPeer), ratio(viaPeer.p50, ping), ratio(viaPeer.p50, idle)]);
+    const between = h?.rows['redisson-ts'];
+    const within = h?.local['redisson-ts'];
+    if (between) rows.push(['redisson-ts, two worker processes', us(ping), us(idle), us(between.p50), us(between.p99), us(between.max), String(between.n), notWoken(between), ratio(between.p50, ping), ratio(between.p50, idle)]);
+    if (within) rows.push(['redisson-ts, one process and client', us(ping), us(idle), us(within.p50), us(within.p99), us(within.max), String(within.n), notWoken(within), ratio(within.p50, ping), ratio(within.p50, idle)]);
+    if (h) rows.push(['raw PUBLISH → other process (Node)', us(ping), us(idle), us(h.relay.p50), us(h.relay.p99), us(h.relay.max), String(h.relay.n), '', ratio(h.relay.p50, ping), ratio(h.relay.p50, idle)]);
+    out.push('#### Handoff: holder unlocks, a waiter blocked in `lock()` returns', '');
+    out.push(table(['handoff', 'own round trip p50', 'idle round trip p50', 'handoff p50', 'handoff p99', 'handoff max', 'n', 'not woken', 'handoff / own round trip', 'handoff / idle round trip'], rows));
+    out.push(
+      '',
+      `Java: the waiter thread blocks in \`lock()\` for ${j.settleMs} ms, then the holder thread unlocks; the sample is \`System.nanoTime\` just before \`unlock()\` to \`System.nanoTime\` when \`lock()\` returned (one host-wide CLOCK_MONOTONIC; check: worst disagreement with Node's send/receive window ${j.clockCheckUs.toFixed(1)} µs). Its own round trip is an \`EXISTS\` through \`RBucket\`, back to back and after 10 ms of sleep; ours are the workers' \`PING\`, hot and after 10 ms idle. Our rows are the handoff scenario's (the waiter parks 10 ms). ¹ The handoff table's Java row (the release call and the waiter's event cross the peer's pipe), against the workers' \`PING\` as there.`,
+    );
+    out.push('');
+  }
+  return out;
 }

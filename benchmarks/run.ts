@@ -23,7 +23,7 @@ import { runManyLocks } from './scenarios/manyLocks.js';
 import { runManyWaiters } from './scenarios/manyWaiters.js';
 import { runUncontended } from './scenarios/uncontended.js';
 import { runTopology, TOPOLOGIES, type Topology } from './scenarios/topology.js';
-import { runJavaInJvm } from './scenarios/javaInJvm.js';
+import { runJavaInJvm, runJavaInJvmContention, runJavaInJvmHandoff } from './scenarios/javaInJvm.js';
 import { updateReadme } from './readmeSection.js';
 import { buildLibrary } from './library.js';
 
@@ -142,8 +142,24 @@ async function main(): Promise<void> {
     }
     const h = await step('handoff', () => runHandoff(ctx));
     if (h) results.handoff = h;
+    // The same handoff with holder and waiter threads in two JVMs (and in one), timed inside them.
+    if (h && impls.includes('java-redisson')) {
+      try {
+        results.javaInJvmHandoff = await runJavaInJvmHandoff(ctx);
+      } catch (error) {
+        ctx.failures.push(`java in-JVM handoff: ${firstLine(error)}`);
+      }
+    }
     const c = await step('contention', () => runContention(ctx));
     if (c) results.contention = c;
+    // The contention loop as Java threads in two JVMs, without the peer pipe per call.
+    if (c && impls.includes('java-redisson')) {
+      try {
+        results.javaInJvmContention = await runJavaInJvmContention(ctx);
+      } catch (error) {
+        ctx.failures.push(`java in-JVM contention: ${firstLine(error)}`);
+      }
+    }
     const l = await step('many locks', () => runManyLocks(ctx));
     if (l) results.manyLocks = l;
     const w = await step('many waiters', () => runManyWaiters(ctx, impls.filter((i) => i !== 'java-redisson')));

@@ -80,9 +80,13 @@ export function runClients(ctx: BenchContext): Promise<ContentionResult> {
   );
 }
 
+/** How long the owners loop, and how long owners blocked at the deadline are waited for (also the in-JVM run's). */
+export function contentionTiming(quick: boolean): { durationMs: number; graceMs: number } {
+  return { durationMs: quick ? 500 : 2_500, graceMs: quick ? 1_000 : 4_000 };
+}
+
 async function runMatrix(ctx: BenchContext, impls: readonly ImplName[], layouts: readonly Layout[], label: string): Promise<ContentionResult> {
-  const durationMs = ctx.quick ? 500 : 2_500;
-  const graceMs = ctx.quick ? 1_000 : 4_000;
+  const { durationMs, graceMs } = contentionTiming(ctx.quick);
   const result: ContentionResult = {};
   const pairs = new Map<ImplName, WorkerProcess[]>();
   const pairFor = async (impl: ImplName): Promise<WorkerProcess[]> => {

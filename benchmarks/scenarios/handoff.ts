@@ -123,12 +123,14 @@ class Collected {
   }
 }
 
+/** Rounds, samples per round (at most, within the round's budget) and a waiter's timeout (also the in-JVM run's). */
+export function handoffCounts(quick: boolean): { rounds: number; perRound: number; budgetMs: number; sampleTimeoutMs: number } {
+  return quick ? { rounds: 2, perRound: 20, budgetMs: 1_200, sampleTimeoutMs: 1_000 } : { rounds: 3, perRound: 70, budgetMs: 5_000, sampleTimeoutMs: 3_000 };
+}
+
 export async function runHandoff(ctx: BenchContext): Promise<HandoffResult> {
-  const rounds = ctx.quick ? 2 : 3;
-  const perRound = ctx.quick ? 20 : 70;
-  const budgetMs = ctx.quick ? 1_200 : 5_000;
+  const { rounds, perRound, budgetMs, sampleTimeoutMs } = handoffCounts(ctx.quick);
   const clockCheckUs = await clockCheck(ctx);
-  const sampleTimeoutMs = ctx.quick ? 1_000 : 3_000;
   const between = new Collected();
   const within = new Collected();
   const relay: number[] = [];

@@ -19,10 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
 import org.redisson.api.RBucket;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
@@ -39,6 +42,11 @@ import org.redisson.config.Config;
  * {"id":4,"op":"ping"}                     -> result: "pong"
  * {"id":5,"op":"shutdown"}                 -> reply, then exit 0 (EOF on stdin: same)
  * </pre>
+ *
+ * The benchmark's in-JVM ops (benchmarks/scenarios/javaInJvm.ts) time inside the JVM with System.nanoTime:
+ * "bench" (uncontended pairs), "benchRoundTrip", "benchContend" and "benchClock" run inline on the reader
+ * thread; "benchHold" / "benchWait" / "benchRelease" (the handoff roles) run on the named "thread" like "call".
+ * Absolute nanoTime values are sent as strings (a JSON number loses digits past 2^53).
  *
  * "call" and "threadId" run on a long-lived single thread per "thread" name,
  * asynchronously to the stdin reader, so replies may come out of order.
@@ -109,6 +117,20 @@ public final class Peer {
                 case "bench":
                     reply(id, bench(req), null);
                     break;
+                case "benchClock":
+                    reply(id, Long.toString(System.nanoTime()), null);
+                    break;
+                case "benchRoundTrip":
+                    reply(id, benchRoundTrip(req), null);
+                    break;
+                case "benchContend":
+                    reply(id, benchContend(req), null);
+                    break;
+                case "benchHold":
+                case "benchWait":
+                case "benchRelease":
+                    benchHandoff(id, op, req);
+                    break;
                 case "shutdown":
                     exit(id);
                     break;
@@ -151,6 +173,189 @@ public final class Peer {
         out.put("pairNanos", pairs);
         out.put("roundTripNanos", trips);
         return out;
+    }
+
+    /**
+     * n round trips of Java's own (an EXISTS through RBucket, as in "bench"), each after idleMs of sleep (0: back
+     * to back, after a short warm-up), in nanoseconds.
+     */
+    private List<Object> benchRoundTrip(Map<String, Object> req) throws InterruptedException {
+        int n = ((Number) req.get("n")).intValue();
+        long idleMs = ((Number) req.get("idleMs")).longValue();
+        RBucket<Object> probe = connected().getBucket(str(req, "name"));
+        if (idleMs == 0) {
+            for (int i = 0; i < 100; i++) {
+                probe.isExists();
+            }
+        }
+        List<Object> trips = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            if (idleMs > 0) {
+                Thread.sleep(idleMs);
+            }
+            long t = System.nanoTime();
+            probe.isExists();
+            trips.add(System.nanoTime() - t);
+        }
+        return trips;
+    }
+
+    /**
+     * Contention without the pipe (the "contend" loop of benchmarks/worker.ts, in Java): "threads" owners, each a
+     * Java thread with its own RLock handle on this JVM's one client, start at startAtNanos (System.nanoTime,
+     * i.e. CLOCK_MONOTONIC on Linux, the clock the driving Node process reads with process.hrtime) and loop
+     * until durationMs after it: lock(), GET counter, SET counter value+1 (a plain string, StringCodec), unlock().
+     * An op blocked at the deadline still completes ("late"); owners still blocked graceMs after the deadline
+     * are left ("stuck") and, once they get the lock, release it without touching the counter. Runs on the
+     * reader thread: the driver sends nothing else meanwhile.
+     */
+    private Map<String, Object> benchContend(Map<String, Object> req) throws InterruptedException {
+        long received = System.nanoTime();
+        RedissonClient c = connected();
+        String name = str(req, "name");
+        int threads = ((Number) req.get("threads")).intValue();
+        long startAt = Long.parseLong(str(req, "startAtNanos"));
+        long end = startAt + ((Number) req.get("durationMs")).longValue() * 1_000_000L;
+        long giveUpAt = end + ((Number) req.get("graceMs")).longValue() * 1_000_000L;
+        RBucket<String> counter = c.getBucket(str(req, "counter"), StringCodec.INSTANCE);
+        AtomicBoolean abandoned = new AtomicBoolean();
+        List<ContendOwner> owners = new ArrayList<>(threads);
+        List<Thread> running = new ArrayList<>(threads);
+        for (int i = 0; i < threads; i++) {
+            ContendOwner owner = new ContendOwner(c.getLock(name), counter, startAt, end, abandoned);
+            Thread t = new Thread(owner, "contend-" + i);
+            t.setDaemon(true);
+            owners.add(owner);
+            running.add(t);
+        }
+        running.forEach(Thread::start);
+        for (Thread t : running) {
+            long leftMs = (giveUpAt - System.nanoTime()) / 1_000_000L;
+            if (leftMs > 0) {
+                t.join(leftMs);
+            }
+        }
+        abandoned.set(true);
+        List<Object> ops = new ArrayList<>(threads);
+        List<Object> waits = new ArrayList<>();
+        List<Object> errors = new ArrayList<>();
+        int late = 0;
+        int stuck = 0;
+        for (int i = 0; i < threads; i++) {
+            ContendOwner owner = owners.get(i);
+            if (running.get(i).isAlive()) {
+                // Still blocked in lock(): its counts are read racily, its waits not at all.
+                stuck++;
+                ops.add(owner.ops);
+                late += owner.late;
+                continue;
+            }
+            ops.add(owner.ops);
+            late += owner.late;
+            waits.addAll(owner.waits);
+            if (owner.error != null && errors.size() < 3) {
+                errors.add(owner.error);
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("ops", ops);
+        out.put("late", late);
+        out.put("stuck", stuck);
+        out.put("waitNanos", waits);
+        out.put("errors", errors);
+        out.put("lateStartNanos", Math.max(0L, received - startAt));
+        return out;
+    }
+
+    /** One owner of benchContend, on a thread of its own. */
+    private static final class ContendOwner implements Runnable {
+        private final RLock lock;
+        private final RBucket<String> counter;
+        private final long startAt;
+        private final long end;
+        private final AtomicBoolean abandoned;
+        final List<Long> waits = new ArrayList<>();
+        volatile int ops;
+        volatile int late;
+        volatile String error;
+
+        ContendOwner(RLock lock, RBucket<String> counter, long startAt, long end, AtomicBoolean abandoned) {
+            this.lock = lock;
+            this.counter = counter;
+            this.startAt = startAt;
+            this.end = end;
+            this.abandoned = abandoned;
+        }
+
+        @Override
+        public void run() {
+            for (long left = startAt - System.nanoTime(); left > 0; left = startAt - System.nanoTime()) {
+                LockSupport.parkNanos(left);
+            }
+            try {
+                while (System.nanoTime() < end) {
+                    long t0 = System.nanoTime();
+                    lock.lock();
+                    waits.add(System.nanoTime() - t0);
+                    if (abandoned.get()) {
+                        lock.unlock();
+                        break;
+                    }
+                    try {
+                        String value = counter.get();
+                        counter.set(Long.toString((value == null ? 0L : Long.parseLong(value)) + 1));
+                    } finally {
+                        lock.unlock();
+                    }
+                    if (System.nanoTime() <= end) {
+                        ops++;
+                    } else {
+                        late++;
+                    }
+                }
+            } catch (Throwable t) {
+                error = String.valueOf(unwrap(t));
+            }
+        }
+    }
+
+    /**
+     * The handoff roles, each on the named thread (an RLock belongs to the thread that took it): "benchHold"
+     * takes the lock; "benchWait" blocks in lock(), then replies with nanoTime as soon as lock() returned (and
+     * unlocks); "benchRelease" replies with nanoTime taken just before its unlock().
+     */
+    private void benchHandoff(Object id, String op, Map<String, Object> req) {
+        RedissonClient c = connected();
+        String name = str(req, "name");
+        executor(str(req, "thread")).execute(() -> {
+            try {
+                RLock lock = c.getLock(name);
+                Object result = null;
+                if (op.equals("benchHold")) {
+                    lock.lock();
+                } else if (op.equals("benchWait")) {
+                    lock.lock();
+                    long t = System.nanoTime();
+                    lock.unlock();
+                    result = Long.toString(t);
+                } else {
+                    long t = System.nanoTime();
+                    lock.unlock();
+                    result = Long.toString(t);
+                }
+                reply(id, result, null);
+            } catch (Throwable t) {
+                fail(id, t, null);
+            }
+        });
+    }
+
+    private RedissonClient connected() {
+        RedissonClient c = client;
+        if (c == null) {
+            throw new IllegalStateException("not connected: send op 'connect' first");
+        }
+        return c;
     }
 
     @SuppressWarnings("unchecked")
