@@ -159,7 +159,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     this.#stopForwarding = () => {
       for (const c of [this.#connection, subscriber]) c.off('error', forwardError).off('reconnecting', forwardReconnecting);
     };
-    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic');
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
     const pubsub = this.#pubsub;
     if (cluster) followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null);
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));

@@ -32,6 +32,7 @@ export type PubSubTransport = 'classic' | 'sharded';
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+
 interface WaiterState {
   signaled: boolean;
   wake: (() => void) | null;
@@ -46,6 +47,8 @@ class ChannelEntry implements ChannelWaiters {
   /** Settles when the server first confirms the subscription. */
   readonly ready: DeferredPromise<void> = pDefer<void>();
   confirmed = false;
+  /** Set while the entry has no waiters and lingers before its UNSUBSCRIBE. */
+  linger: NodeJS.Timeout | null = null;
 
   constructor(readonly policy: WakePolicy) {
     // Holders may have left before it settles (abort, timeout): a rejection nobody awaits is not an error.
@@ -85,7 +88,7 @@ export class Subscription {
   constructor(
     private readonly entry: ChannelEntry,
     private readonly state: WaiterState,
-    private readonly onRelease: () => void,
+    private readonly onRelease: (linger: boolean) => void,
   ) {}
 
   /**
@@ -131,14 +134,16 @@ export class Subscription {
   /**
    * Leaves the channel. A wake-up banked but not used is handed to the next waiter, and so is one this
    * waiter consumed without acting on it (`handOn`: it gave up or was aborted before retrying).
+   * `linger`: the waiter got what it waited for, so the channel, if this was its last waiter, stays
+   * subscribed for the client's `subscriptionLinger` in case the next waiter comes soon.
    */
-  release(handOn = false): void {
+  release(handOn = false, linger = false): void {
     if (this.released) return;
     this.released = true;
     const i = this.entry.waiters.indexOf(this.state);
     if (i >= 0) this.entry.waiters.splice(i, 1);
     if (handOn || this.state.signaled) this.entry.wakeOne();
-    this.onRelease();
+    this.onRelease(linger);
   }
 }
 
@@ -174,6 +179,12 @@ export class PublishSubscribe {
      * first script that publishes (`AUTO`). Omitted outside a cluster: classic.
      */
     transport: PubSubTransport | (() => Promise<PubSubTransport>) = 'classic',
+    /**
+     * How long (ms) a channel whose last waiter left with what it waited for stays subscribed, for the next
+     * waiter to join at once ({@link join}); `0` unsubscribes at once. Waiters that gave up, were aborted
+     * or failed always unsubscribe at once.
+     */
+    private readonly lingerMs = 0,
   ) {
     if (typeof transport === 'function') {
       this.transport = null;
@@ -200,6 +211,8 @@ export class PublishSubscribe {
       this.epoch++;
       this.live = false;
       this.onServer.clear();
+      // A lingering channel has nobody to re-subscribe for.
+      for (const [wire, entry] of this.entries) if (entry.linger) this.drop(wire, entry);
     });
   }
 
@@ -248,7 +261,7 @@ export class PublishSubscribe {
     for (const entry of this.entries.values()) if (entry.confirmed) entry.wakeAll();
   }
 
-  /** Number of channels this client is subscribed to (or subscribing to) now. */
+  /** Number of channels this client is subscribed to (or subscribing to, or lingering on) now. */
   get channelCount(): number {
     return this.entries.size;
   }
@@ -258,6 +271,21 @@ export class PublishSubscribe {
     let n = 0;
     for (const e of this.entries.values()) n += e.waiters.length;
     return n;
+  }
+
+  /**
+   * Joins `channel` at once when this client's subscription to it is already confirmed (other local
+   * waiters, or lingering), else `null` (then {@link subscribe}). A waiter that joins *before* its first
+   * attempt needs no second attempt after subscribing: a release published after that attempt ran reaches
+   * this client's subscriber and wakes a local waiter, or, if the subscriber connection dropped meanwhile,
+   * every waiter is woken once the channel is subscribed again.
+   */
+  join(channel: string, policy: WakePolicy): Subscription | null {
+    if (this.closed) return null;
+    const wire = this.keyPrefix + channel;
+    const entry = this.entries.get(wire);
+    if (!entry?.confirmed || entry.policy !== policy) return null;
+    return this.#enter(wire, entry);
   }
 
   /**
@@ -284,11 +312,7 @@ export class PublishSubscribe {
       if (this.subscriber.status === 'wait') this.subscriber.connect().catch(() => undefined);
       this.reconcile();
     }
-    entry.refs++;
-    const state: WaiterState = { signaled: false, wake: null };
-    entry.waiters.push(state);
-    const held = entry;
-    const sub = new Subscription(entry, state, () => this.unref(wire, held));
+    const sub = this.#enter(wire, entry);
     try {
       await withTimeout(entry.ready.promise, timeoutMs, abort, `Subscription to ${wire} timed out after ${timeoutMs} ms`);
     } catch (error) {
@@ -298,13 +322,28 @@ export class PublishSubscribe {
     return sub;
   }
 
+  /** Adds a waiter to `entry` (ending its linger). */
+  #enter(wire: string, entry: ChannelEntry): Subscription {
+    if (entry.linger) {
+      clearTimeout(entry.linger);
+      entry.linger = null;
+    }
+    entry.refs++;
+    const state: WaiterState = { signaled: false, wake: null };
+    entry.waiters.push(state);
+    return new Subscription(entry, state, (linger) => this.unref(wire, entry, linger));
+  }
+
   /**
    * Closes the subscriber connection, waiting at most `timeoutMs` for a clean QUIT; waiters must have been
    * rejected by the caller first.
    */
   async close(timeoutMs = this.closeTimeoutMs): Promise<void> {
     this.closed = true;
-    for (const entry of this.entries.values()) entry.ready.reject(new RedissonShutdownError());
+    for (const entry of this.entries.values()) {
+      if (entry.linger) clearTimeout(entry.linger);
+      entry.ready.reject(new RedissonShutdownError());
+    }
     this.entries.clear();
     this.messages.all.clear();
     this.onServer.clear();
@@ -343,9 +382,26 @@ export class PublishSubscribe {
     }
   }
 
-  private unref(wire: string, entry: ChannelEntry): void {
+  private unref(wire: string, entry: ChannelEntry, linger: boolean): void {
     entry.refs--;
     if (entry.refs > 0 || this.entries.get(wire) !== entry) return;
+    if (linger && this.lingerMs > 0 && entry.confirmed && this.live && !this.closed && this.onServer.has(wire)) {
+      entry.linger = setTimeout(() => {
+        entry.linger = null;
+        if (entry.refs === 0 && this.entries.get(wire) === entry) this.drop(wire, entry);
+      }, this.lingerMs);
+      entry.linger.unref();
+      return;
+    }
+    this.drop(wire, entry);
+  }
+
+  /** Forgets a channel without waiters, unsubscribing it when this socket subscribed it. */
+  private drop(wire: string, entry: ChannelEntry): void {
+    if (entry.linger) {
+      clearTimeout(entry.linger);
+      entry.linger = null;
+    }
     this.entries.delete(wire);
     this.messages.all.delete(wire);
     entry.ready.reject(new RedissonShutdownError('subscription released'));

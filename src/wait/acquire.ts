@@ -79,12 +79,17 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   // is handed to the next local waiter, which would otherwise sleep on a free lock.
   let woken = false;
   let outcome: Acquired<T> = null;
+  // A waiting call on a channel this client is already subscribed to joins its waiters before the first
+  // attempt: a release after that attempt then wakes it, so it waits without subscribing and retrying.
+  if ('channel' in p.mode && p.waitMs !== 0) sub = ctx.pubsub.join(p.mode.channel, p.mode.policy);
   try {
     let result = await guardedAttempt(p, scope, false);
     if (result.acquired) return (outcome = { value: result.value });
     if (remaining() <= 0) return null;
+    // Joined before the attempt: wait on its result first.
+    let attempted = sub !== null;
 
-    if ('channel' in p.mode) {
+    if ('channel' in p.mode && !sub) {
       try {
         const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
         sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope.signal);
@@ -97,19 +102,22 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
     const backoff = 'backoff' in p.mode ? p.mode.backoff() : null;
 
     for (;;) {
-      if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
-      try {
-        result = await guardedAttempt(p, scope, true);
-      } catch (error) {
-        // In a cluster a master may be failing over under a waiter: its retry cannot reach the slot's
-        // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
-        // reply was lost before its next one), rather than failing a wait the failover will end.
-        if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
-        result = retryAfter(Math.min(1_000, Math.max(0, remaining())));
+      if (!attempted) {
+        if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
+        try {
+          result = await guardedAttempt(p, scope, true);
+        } catch (error) {
+          // In a cluster a master may be failing over under a waiter: its retry cannot reach the slot's
+          // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
+          // reply was lost before its next one), rather than failing a wait the failover will end.
+          if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
+          result = retryAfter(Math.min(1_000, Math.max(0, remaining())));
+        }
+        if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
+        woken = false;
+        if (result.acquired) return (outcome = { value: result.value });
       }
-      if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
-      woken = false;
-      if (result.acquired) return (outcome = { value: result.value });
+      attempted = false;
       const left = remaining();
       if (left <= 0) return null;
       if (!sub) continue;
@@ -121,7 +129,8 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
       if (remaining() <= 0) return null;
     }
   } finally {
-    sub?.release(woken);
+    // Acquired: the channel may linger for the next waiter of this client.
+    sub?.release(woken, outcome !== null);
     scope.dispose();
     if (outcome === null && p.waitMs !== 0 && p.giveUp) {
       const leaving = p.giveUp();

@@ -8,6 +8,12 @@ import { createServer, connect, type AddressInfo, type Server, type Socket } fro
 export class RedisProxy {
   /** Server→client bytes are held back this long (ms) before they are passed on; 0 passes at once. */
   replyDelayMs = 0;
+  /**
+   * Per connection, by the order the proxy accepted them (0 first): a delay that overrides
+   * {@link replyDelayMs} for that connection only (e.g. a client's command connection, not its subscriber).
+   */
+  readonly replyDelayOf = new Map<number, number>();
+  #accepted = 0;
   readonly #server: Server;
   readonly #pairs = new Set<[Socket, Socket]>();
 
@@ -52,6 +58,7 @@ export class RedisProxy {
   }
 
   #pipe(client: Socket, targetPort: number): void {
+    const index = this.#accepted++;
     const upstream = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     this.#pairs.add(pair);
@@ -76,11 +83,12 @@ export class RedisProxy {
       if (head) timer = setTimeout(drain, Math.max(0, head.at - Date.now()));
     };
     upstream.on('data', (chunk: Buffer) => {
-      if (this.replyDelayMs <= 0 && queue.length === 0) {
+      const delay = this.replyDelayOf.get(index) ?? this.replyDelayMs;
+      if (delay <= 0 && queue.length === 0) {
         client.write(chunk);
         return;
       }
-      queue.push({ at: Date.now() + this.replyDelayMs, chunk });
+      queue.push({ at: Date.now() + delay, chunk });
       timer ??= setTimeout(drain, Math.max(0, (queue[0] as { at: number }).at - Date.now()));
     });
   }

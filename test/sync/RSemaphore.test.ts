@@ -248,8 +248,9 @@ describe('waking and ordering', () => {
     const from = await gets();
     const big = tracked(client.getSemaphore(name).acquire(4));
     await parked(raw, from, 1);
+    // The small one joins the channel the big one subscribed, before its one attempt (one GET, no retry).
     const small = tracked(client.getSemaphore(name).acquire(1));
-    await parked(raw, from, 2);
+    await eventually(async () => (await calls(raw, 'get')) - from >= 3, 10_000, 'small waiter parked');
     // "1" wakes one local waiter, the longest: the big one. Its retry fails; the small one gets the wake-up.
     await semaphore(name).release(1);
     await within(small.promise, 'small waiter');
@@ -268,7 +269,8 @@ describe('waking and ordering', () => {
     await semaphore(name).release(4);
     await within(Promise.all(waiters), 'waiters');
     expect(await raw.get(name)).toBe('0');
-    expect(await numSub(raw, semaphoreChannelName(name))).toBe(0);
+    // Gone once the subscriptions' linger after their waiters acquired has run out.
+    await eventually(async () => (await numSub(raw, semaphoreChannelName(name))) === 0, 5_000, 'no subscriber left');
   });
 
   it('with an ioredis keyPrefix: the key and channel carry it, and waiters wake', async () => {

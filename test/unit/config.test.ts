@@ -206,7 +206,7 @@ describe('options objects (issue 8, defect 7)', () => {
     expect(resolveOptions({ timeout: undefined } as never).timeout).toBe(3_000);
   });
 
-  it.each(['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'subscriptionTimeout', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning'])(
+  it.each(['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning'])(
     'rejects `%s: null` instead of taking the default (null for `redis` would silently mean localhost)',
     (key) => {
       expect(() => Redisson.create({ [key]: null })).toThrow(TypeError);
@@ -221,6 +221,15 @@ describe('options objects (issue 8, defect 7)', () => {
     const redis = new Redis({ lazyConnect: true });
     expect(() => Redisson.create(redis as never)).toThrow(/pass it as `\{ redis \}`/);
     redis.disconnect();
+  });
+
+  it('subscriptionLinger: 0 turns it off, a whole number of ms up to setTimeout\'s ceiling, nothing else', () => {
+    expect(resolveOptions({}).subscriptionLinger).toBe(100);
+    expect(resolveOptions({ subscriptionLinger: 0 }).subscriptionLinger).toBe(0);
+    expect(() => Redisson.create({ subscriptionLinger: -1 })).toThrow(RangeError);
+    expect(() => Redisson.create({ subscriptionLinger: 2.5 })).toThrow("Expected `subscriptionLinger` to be a finite integer, got `2.5`");
+    expect(() => Redisson.create({ subscriptionLinger: '100' as never })).toThrow(TypeError);
+    expect(() => Redisson.create({ subscriptionLinger: 2 ** 31 })).toThrow('Expected `subscriptionLinger` to be between 0 and 2147483647, got `2147483648`');
   });
 
   it.each([
