@@ -14,6 +14,7 @@ import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
 import { toMillis, type TimeUnit } from '../TimeUnit.js';
 import { acquire, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
+import { Canceller } from '../wait/AbortScope.js';
 import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { LockHold } from './LockHold.js';
@@ -342,19 +343,19 @@ export abstract class BaseLock<T = void> {
       return result === null ? null : { value: result.value, threadId: named };
     }
     const threadId = this.#auto.next();
-    const cancel = new AbortController();
+    // unlock() may cancel this acquisition (a lock() that was not awaited): no AbortController needed.
+    const cancel = new Canceller();
     const end = this.#auto.started(threadId, (reason) => {
       call?.markHandled();
-      cancel.abort(reason);
+      cancel.cancel(reason);
     });
-    const signal = options.signal ? AbortSignal.any([options.signal, cancel.signal]) : cancel.signal;
     // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
     const warn =
       waitMs !== 0 && this.#auto.exclusive && this.#auto.holding
         ? setTimeout(() => process.emitWarning(selfWaitWarning(this.#name, this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
         : undefined;
     try {
-      const result = await this.#acquireAs(threadId, waitMs, leaseMs, signal);
+      const result = await this.#acquireAs(threadId, waitMs, leaseMs, options.signal, cancel);
       end(result !== null);
       return result === null ? null : { value: result.value, threadId };
     } catch (error) {
@@ -365,7 +366,7 @@ export abstract class BaseLock<T = void> {
     }
   }
 
-  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined): Promise<Acquired<T>> {
+  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined, cancel?: Canceller): Promise<Acquired<T>> {
     return acquire<T>({
       ctx: this.ctx,
       attempt: () => this.#attempt(leaseMs, threadId, waitMs),
@@ -374,6 +375,7 @@ export abstract class BaseLock<T = void> {
       mode: this.waitMode(threadId),
       waitMs,
       signal,
+      cancel,
       trace: this.#trace(threadId, leaseMs),
     });
   }

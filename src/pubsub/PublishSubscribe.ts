@@ -19,6 +19,7 @@ import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { closeConnection } from '../connection.js';
 import { createEmitter } from '../emitter.js';
 import { isClusterInstance } from '../cluster.js';
+import { onAbort, type AbortSource } from '../wait/AbortScope.js';
 
 /**
  * What a script is given as its publish command before a cluster client knows whether it shards (AUTO): the
@@ -93,29 +94,39 @@ export class Subscription {
 
   /**
    * Resolves `'woken'` when a message wakes this waiter (or one was banked for it), `'timeout'` after `ms`
-   * (`-1`: no timeout). Rejects with the signal's reason on abort. Leaves no timer or listener behind.
+   * (`-1`: no timeout). Rejects with the abort reason on abort. Leaves no timer or listener behind.
    */
-  wait(ms: number, abort?: AbortSignal): Promise<WaitOutcome> {
+  wait(ms: number, abort?: AbortSource): Promise<WaitOutcome> {
     if (abort?.aborted) return Promise.reject(abort.reason as Error);
     if (this.state.signaled) {
       this.state.signaled = false;
       return Promise.resolve('woken');
     }
     const d = pDefer<WaitOutcome>();
-    const timer = ms >= 0 ? setTimeout(() => finish('timeout'), Math.min(ms, MAX_TIMER_MS)) : undefined;
-    const onAbort = (): void => finish('aborted');
-    const finish = (outcome: WaitOutcome | 'aborted'): void => {
+    let off: (() => void) | undefined;
+    const done = (): void => {
       if (timer !== undefined) clearTimeout(timer);
-      abort?.removeEventListener('abort', onAbort);
+      off?.();
       this.state.wake = null;
-      if (outcome === 'aborted') d.reject(abort?.reason as Error);
-      else d.resolve(outcome);
     };
+    const timer =
+      ms >= 0
+        ? setTimeout(() => {
+            done();
+            d.resolve('timeout');
+          }, Math.min(ms, MAX_TIMER_MS))
+        : undefined;
     this.state.wake = () => {
       this.state.signaled = false;
-      finish('woken');
+      done();
+      d.resolve('woken');
     };
-    abort?.addEventListener('abort', onAbort, { once: true });
+    if (abort) {
+      off = onAbort(abort, (reason) => {
+        done();
+        d.reject(reason);
+      });
+    }
     return d.promise;
   }
 
@@ -293,7 +304,7 @@ export class PublishSubscribe {
    * by `policy`. Rejects with `RedisTimeoutError` after `timeoutMs`, or with the signal's reason on abort
    * (the hold is then undone), or with `IllegalStateError` when the channel is in use with another policy.
    */
-  async subscribe(channel: string, policy: WakePolicy, timeoutMs: number, abort?: AbortSignal): Promise<Subscription> {
+  async subscribe(channel: string, policy: WakePolicy, timeoutMs: number, abort?: AbortSource): Promise<Subscription> {
     if (this.closed) throw new RedissonShutdownError();
     const wire = this.keyPrefix + channel;
     let entry = this.entries.get(wire);
@@ -417,19 +428,18 @@ function isServerRefusal(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError';
 }
 
-function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSignal | undefined, message: string): Promise<void> {
+function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSource | undefined, message: string): Promise<void> {
   if (abort?.aborted) return Promise.reject(abort.reason as Error);
   const d = pDefer<void>();
   const timer = setTimeout(() => d.reject(new RedisTimeoutError(message)), Math.min(Math.max(ms, 0), MAX_TIMER_MS));
-  const onAbort = (): void => d.reject(abort?.reason as Error);
-  abort?.addEventListener('abort', onAbort, { once: true });
+  const off = abort ? onAbort(abort, (reason) => d.reject(reason)) : undefined;
   promise.then(
     () => d.resolve(),
     (error: unknown) => d.reject(error as Error),
   );
   return d.promise.finally(() => {
     clearTimeout(timer);
-    abort?.removeEventListener('abort', onAbort);
+    off?.();
   });
 }
 

@@ -1,16 +1,49 @@
 /**
- * The abort scope of one wait: the caller's `AbortSignal` joined with the client's shutdown.
+ * The abort scope of one wait: the caller's `AbortSignal`, the client's shutdown and, for a lock, a
+ * cancellation from `unlock()` ({@link Canceller}), joined without an `AbortController`: a waiting call
+ * registers plain callbacks here instead of EventTarget listeners (about 1 KB less heap per waiter each).
  */
 import type { ClientContext } from '../ClientContext.js';
 
 /**
- * Joins the caller's signal and the client's shutdown. Cheap until needed: the `AbortController` behind
- * {@link signal} is only made when the wait goes past its first attempt.
+ * Cancels one acquire call from outside it (a lock's `unlock()` cancelling a `lock()` that was not
+ * awaited). A cancel that comes before the call's scope exists is kept and applied when it binds.
  */
+export class Canceller {
+  #abort: ((reason: Error) => void) | null = null;
+  #pending: Error | null = null;
+
+  cancel(reason: Error): void {
+    if (this.#abort) this.#abort(reason);
+    else this.#pending ??= reason;
+  }
+
+  /** @internal the scope of the call this cancels. */
+  bind(abort: (reason: Error) => void): void {
+    this.#abort = abort;
+    if (this.#pending) abort(this.#pending);
+  }
+}
+
+/** What a wait can be aborted by: a caller's `AbortSignal`, or a wait's {@link AbortScope}. */
+export type AbortSource = AbortSignal | AbortScope;
+
+/** Calls `callback` once when `source` aborts; the returned function unregisters it. */
+export function onAbort(source: AbortSource, callback: (reason: Error) => void): () => void {
+  if (source instanceof AbortScope) {
+    const off = source.onAbort(callback);
+    return () => void off();
+  }
+  // Abort reasons are Errors (a DOMException by default, RedissonShutdownError on shutdown).
+  const listener = (): void => callback(source.reason as Error);
+  source.addEventListener('abort', listener, { once: true });
+  return () => source.removeEventListener('abort', listener);
+}
+
+/** Joins the caller's signal, the client's shutdown and an optional {@link Canceller}. */
 export class AbortScope {
   #aborted = false;
   #reason: unknown;
-  #controller: AbortController | null = null;
   readonly #callbacks = new Set<(reason: Error) => void>();
   readonly #untrack: () => void;
   readonly #forward = (): void => this.#abort(this.user?.reason);
@@ -18,21 +51,20 @@ export class AbortScope {
   constructor(
     ctx: ClientContext,
     private readonly user: AbortSignal | undefined,
+    cancel?: Canceller,
   ) {
     this.#untrack = ctx.trackWaiter((reason) => this.#abort(reason));
     user?.addEventListener('abort', this.#forward, { once: true });
+    cancel?.bind((reason) => this.#abort(reason));
   }
 
   get aborted(): boolean {
     return this.#aborted;
   }
 
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#aborted) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
+  /** Why it was aborted (undefined until then); abort reasons are Errors, as a signal's default is. */
+  get reason(): Error {
+    return this.#reason as Error;
   }
 
   throwIfAborted(): void {
@@ -59,6 +91,5 @@ export class AbortScope {
     this.#callbacks.clear();
     // Abort reasons are Errors (a DOMException by default, RedissonShutdownError on shutdown).
     for (const callback of callbacks) callback(reason as Error);
-    this.#controller?.abort(reason);
   }
 }

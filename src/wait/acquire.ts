@@ -8,7 +8,7 @@
 import type { ClientContext } from '../ClientContext.js';
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
-import { AbortScope } from './AbortScope.js';
+import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
 import { traceAcquire, traceWait, type DiagnosticsTarget } from '../diagnostics.js';
 import { ConnectionLostError, RedisConnectionError, RedisTimeoutError } from '../errors.js';
 
@@ -50,6 +50,8 @@ export interface AcquireParams<T> {
    */
   readonly waitMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** Cancels the call from outside, as the signal would (a lock's `unlock()` cancelling a pending `lock()`). */
+  readonly cancel?: Canceller | undefined;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
   readonly trace?: DiagnosticsTarget;
 }
@@ -73,7 +75,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   const started = performance.now();
   const unlimited = p.waitMs < 0;
   const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
-  const scope = new AbortScope(ctx, p.signal);
+  const scope = new AbortScope(ctx, p.signal, p.cancel);
   let sub: Subscription | null = null;
   // A wake-up this waiter took but did not act on (it gave up or was aborted before its retry returned)
   // is handed to the next local waiter, which would otherwise sleep on a free lock.
@@ -92,7 +94,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
     if ('channel' in p.mode && !sub) {
       try {
         const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
-        sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope.signal);
+        sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope);
       } catch (error) {
         // Redisson's tryLock(wait) gives up (false) when it cannot subscribe in time; lock() throws.
         if (scope.aborted || unlimited) throw error;
@@ -103,7 +105,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
 
     for (;;) {
       if (!attempted) {
-        if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope.signal);
+        if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope);
         try {
           result = await guardedAttempt(p, scope, true);
         } catch (error) {
@@ -125,7 +127,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
       // is outwaited.
       const waitMs = result.retryAfter >= 0 ? Math.min(result.retryAfter, left) : left;
       const [s, ms] = [sub, Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1];
-      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, () => s.wait(ms, scope.signal))) === 'woken';
+      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, () => s.wait(ms, scope))) === 'woken';
       if (remaining() <= 0) return null;
     }
   } finally {
@@ -155,22 +157,21 @@ function guardedAttempt<T>(p: AcquireParams<T>, scope: AbortScope, retry: boolea
   });
 }
 
-/** Resolves after `ms` (at most setTimeout's ceiling), or rejects with the signal's reason on abort. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+/** Resolves after `ms` (at most setTimeout's ceiling), or rejects with the scope's reason on abort. */
+function sleep(ms: number, scope: AbortScope): Promise<void> {
+  if (scope.aborted) return Promise.reject(scope.reason);
   return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
     const timer = setTimeout(
       () => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         resolve();
       },
       Math.max(0, Math.min(Math.ceil(ms), 2 ** 31 - 1)),
     );
-    signal.addEventListener('abort', onAbort, { once: true });
+    const off = onAbort(scope, (reason) => {
+      clearTimeout(timer);
+      reject(reason);
+    });
   });
 }
 

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NON_EXPIRABLE_SCORE, PermitNotHeldError, RedissonShutdownError, TimeUnit, type RPermitExpirableSemaphore } from '../../src/index.js';
 import { eventually, sleep, uniqueName, useRedis } from '../support/redis.js';
-import { allCalls, calls, numSub, parked, tracked, within } from './syncHelpers.js';
+import { allCalls, calls, noSubscriptions, numSub, parked, tracked, within } from './syncHelpers.js';
 
 const suite = useRedis();
 let raw: Redis;
@@ -327,6 +327,7 @@ describe('waits end cleanly, bad input sends nothing', () => {
   ] as const)('%s is a typed error before anything is sent', async (_title, call, type) => {
     const s = pes(uniqueName('pes'));
     await s.availablePermits(); // connected
+    await noSubscriptions(raw);
     const before = await allCalls(raw);
     await expect(call(s)).rejects.toThrow(type);
     expect(await allCalls(raw)).toBe(before);

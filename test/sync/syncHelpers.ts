@@ -20,6 +20,15 @@ export async function allCalls(raw: Redis): Promise<number> {
   return total;
 }
 
+/**
+ * Resolves once no client has a channel subscribed on the server: a waiter that acquired leaves its channel
+ * subscribed for the client's `subscriptionLinger`, and the UNSUBSCRIBE that ends it is a command — a test
+ * that counts every command must not start its count while one is pending.
+ */
+export function noSubscriptions(raw: Redis): Promise<void> {
+  return eventually(async () => ((await raw.pubsub('CHANNELS')) as string[]).length === 0, 5_000, 'lingering subscriptions to end');
+}
+
 /** Subscribers of `channel` on the server. */
 export async function numSub(raw: Redis, channel: string): Promise<number> {
   const reply = (await raw.pubsub('NUMSUB', channel)) as [string, number];
