@@ -20,7 +20,7 @@
  * CLOCK_MONOTONIC only by time spent suspended, so the check alone could not tell those two apart; the sources do.)
  */
 import { JavaPeer, type Reply } from '../../test/interop/JavaPeer.js';
-import { JAVA_REDISSON_VERSION } from '../adapters/javaRedisson.js';
+import { BENCH_JVM_FLAGS, JAVA_REDISSON_VERSION } from '../adapters/javaRedisson.js';
 import type { BenchContext } from '../context.js';
 import { commandStats, resetStats, scriptCalls } from '../redisInfo.js';
 import { sleep, summarize, type Summary } from '../stats.js';
@@ -35,7 +35,7 @@ export interface JavaInJvmResult {
 
 export async function runJavaInJvm(ctx: BenchContext): Promise<JavaInJvmResult> {
   ctx.progress.update('java in-JVM: starting the peer');
-  const peer = await JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url });
+  const peer = await JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url, jvmFlags: BENCH_JVM_FLAGS });
   try {
     ctx.progress.update('java in-JVM: measuring');
     const reply = await peer.request('bench', { name: 'bench:java-in-jvm', n: ctx.quick ? 300 : 1_000 });
@@ -52,7 +52,7 @@ export async function runJavaInJvm(ctx: BenchContext): Promise<JavaInJvmResult> 
 /** Both peers, started together; `run` is given them and they are shut down after it, whatever happens. */
 async function withTwoPeers<T>(ctx: BenchContext, label: string, run: (peers: [JavaPeer, JavaPeer]) => Promise<T>): Promise<T> {
   ctx.progress.update(`${label}: starting two peers`);
-  const started = await Promise.allSettled([JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url }), JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url })]);
+  const started = await Promise.allSettled([JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url, jvmFlags: BENCH_JVM_FLAGS }), JavaPeer.start(JAVA_REDISSON_VERSION, { address: ctx.url, jvmFlags: BENCH_JVM_FLAGS })]);
   const peers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   try {
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

@@ -254,6 +254,11 @@ export interface StartOptions {
   lockWatchdogTimeout?: number;
   /** Forward the JVM's stderr to ours (also enabled by JAVA_PEER_DEBUG=1). */
   inheritStderr?: boolean;
+  /**
+   * JVM flags in place of the start-up ones (C1 only, serial GC), which suit short interop tests; the
+   * benchmarks pass `[]` so Java runs with the JVM's defaults (C2, G1), as services do.
+   */
+  jvmFlags?: readonly string[];
 }
 
 interface Pending {
@@ -340,7 +345,8 @@ export class JavaPeer {
 
   /** Builds (if needed) and starts a peer, waits for it and connects it. */
   static async start(version: string, options: StartOptions): Promise<JavaPeer> {
-    const command = await buildPeer(version);
+    const built = await buildPeer(version);
+    const command = options.jvmFlags ? [built[0] as string, ...options.jvmFlags, ...built.slice(1 + JVM_FLAGS.length)] : built;
     const inherit = options.inheritStderr ?? Boolean(process.env['JAVA_PEER_DEBUG']);
     const peer = new JavaPeer(version, command, inherit);
     try {
