@@ -44,6 +44,51 @@ export interface ContentionRow {
 
 export type ContentionResult = Partial<Record<ImplName, ContentionRow[]>>;
 
+/** What each process (a worker, or a JVM) reports of one contention run. */
+export interface ContentionPart {
+  readonly ops: readonly number[];
+  readonly late: number;
+  readonly stuck: number;
+  readonly errors: readonly string[];
+}
+
+/**
+ * One row from the processes' reports of a run: `waitsUs` every acquire's wait, `stats` the server's command
+ * counts over the run (`INFO commandstats` after a reset), `counter` the counter's final value.
+ */
+export function contentionRow(
+  w: number,
+  durationMs: number,
+  parts: readonly ContentionPart[],
+  waitsUs: number[],
+  stats: Record<string, number>,
+  counter: number,
+  layout: { readonly processes: number; readonly clientPerOwner: boolean },
+): ContentionRow {
+  const ops = parts.flatMap((p) => p.ops);
+  const waits = summarize(waitsUs);
+  const total = ops.reduce((a, b) => a + b, 0);
+  const late = parts.reduce((a, p) => a + p.late, 0);
+  return {
+    workers: w,
+    opsPerSec: total / (durationMs / 1_000),
+    minOps: Math.min(...ops),
+    maxOps: Math.max(...ops),
+    ops: total,
+    late,
+    stuck: parts.reduce((a, p) => a + p.stuck, 0),
+    scriptsPerOp: scriptCalls(stats) / (total + late),
+    subscribesPerOp: ((stats['subscribe'] ?? 0) + (stats['unsubscribe'] ?? 0)) / (total + late),
+    counter,
+    exact: counter === total + late,
+    errors: parts.flatMap((p) => p.errors).slice(0, 3),
+    waitP50Us: waits.p50,
+    waitP99Us: waits.p99,
+    processes: layout.processes,
+    clientPerOwner: layout.clientPerOwner,
+  };
+}
+
 interface WorkerResult {
   ops: number[];
   late: number;
@@ -139,28 +184,7 @@ async function runOne(
     ),
   );
   const stats = await commandStats(ctx.admin);
-  const ops = parts.flatMap((p) => p.ops);
-  const waits = summarize(parts.flatMap((p) => p.waits));
-  const total = ops.reduce((a, b) => a + b, 0);
-  const late = parts.reduce((a, p) => a + p.late, 0);
   const value = Number((await ctx.admin.get(counter)) ?? '0');
-  (result[impl] ??= []).push({
-    workers: w,
-    opsPerSec: total / (durationMs / 1_000),
-    minOps: Math.min(...ops),
-    maxOps: Math.max(...ops),
-    ops: total,
-    late,
-    stuck: parts.reduce((a, p) => a + p.stuck, 0),
-    scriptsPerOp: scriptCalls(stats) / (total + late),
-    subscribesPerOp: ((stats['subscribe'] ?? 0) + (stats['unsubscribe'] ?? 0)) / (total + late),
-    counter: value,
-    exact: value === total + late,
-    errors: parts.flatMap((p) => p.errors).slice(0, 3),
-    waitP50Us: waits.p50,
-    waitP99Us: waits.p99,
-    processes: layout.processes,
-    clientPerOwner: layout.clientPerOwner,
-  });
+  (result[impl] ??= []).push(contentionRow(w, durationMs, parts, parts.flatMap((p) => p.waits), stats, value, layout));
   if (parts.some((p) => p.stuck > 0)) await discardWorkers();
 }

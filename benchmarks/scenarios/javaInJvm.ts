@@ -22,9 +22,9 @@
 import { JavaPeer, type Reply } from '../../test/interop/JavaPeer.js';
 import { BENCH_JVM_FLAGS, JAVA_REDISSON_VERSION } from '../adapters/javaRedisson.js';
 import type { BenchContext } from '../context.js';
-import { commandStats, resetStats, scriptCalls } from '../redisInfo.js';
+import { commandStats, resetStats } from '../redisInfo.js';
 import { sleep, summarize, type Summary } from '../stats.js';
-import { contentionTiming, WORKER_COUNTS, type ContentionRow } from './contention.js';
+import { contentionRow, contentionTiming, WORKER_COUNTS, type ContentionRow } from './contention.js';
 import { handoffCounts, type HandoffRow } from './handoff.js';
 
 export interface JavaInJvmResult {
@@ -149,32 +149,11 @@ export async function runJavaInJvmContention(ctx: BenchContext): Promise<JavaInJ
           (r) => r.result as ContendReply,
         );
         const stats = await commandStats(ctx.admin);
-        const ops = parts.flatMap((p) => p.ops);
-        const total = ops.reduce((a, b) => a + b, 0);
-        const late = parts.reduce((a, p) => a + p.late, 0);
-        const stuck = parts.reduce((a, p) => a + p.stuck, 0);
-        const waits = summarize(micros(parts.flatMap((p) => p.waitNanos)));
         const value = Number((await ctx.admin.get(counter)) ?? '0');
         lateStartUs = Math.max(lateStartUs, ...parts.map((p) => p.lateStartNanos / 1_000));
-        rows.push({
-          workers: w,
-          opsPerSec: total / (durationMs / 1_000),
-          minOps: Math.min(...ops),
-          maxOps: Math.max(...ops),
-          ops: total,
-          late,
-          stuck,
-          scriptsPerOp: scriptCalls(stats) / (total + late),
-          subscribesPerOp: ((stats['subscribe'] ?? 0) + (stats['unsubscribe'] ?? 0)) / (total + late),
-          counter: value,
-          exact: value === total + late,
-          errors: parts.flatMap((p) => p.errors).slice(0, 3),
-          waitP50Us: waits.p50,
-          waitP99Us: waits.p99,
-          processes: 2,
-          clientPerOwner: false,
-        });
-        if (stuck > 0) return k + 1;
+        const row = contentionRow(w, durationMs, parts, micros(parts.flatMap((p) => p.waitNanos)), stats, value, { processes: 2, clientPerOwner: false });
+        rows.push(row);
+        if (row.stuck > 0) return k + 1;
       }
       return WORKER_COUNTS.length;
     });

@@ -18,7 +18,7 @@ import {
 import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { forkHolder, forkTaker, killWorkers, type WorkerMessage } from '../fixtures/processes.js';
 import type { LockedMessage } from '../fixtures/lockWorker.js';
-import { Clients, collectMessages, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { Clients, collectMessages, eventually, sleep, startRedis, uniqueName, type TestRedis, within } from '../support/redis.js';
 
 const WATCHDOG = 600;
 // A little longer for a watchdog in another process, which a loaded machine may schedule late.
@@ -47,19 +47,6 @@ afterEach(async () => {
 function serverOf(r: TestRedis): RedisServerProcess {
   if (!r.server) throw new Error('these tests need a redis-server process of their own');
   return r.server;
-}
-
-/** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The rejection reason of `promise`, or a failure if it resolves. */

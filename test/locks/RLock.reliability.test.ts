@@ -9,7 +9,7 @@ import { afterEach, expect, it, vi } from 'vitest';
 import type { Redis } from 'ioredis';
 import { ConnectionLostError, RedissonShutdownError, lockChannelName, type Redisson } from '../../src/index.js';
 import { RedisProxy } from '../support/proxy.js';
-import { eventually, sleep, uniqueName, useRedis } from '../support/redis.js';
+import { eventually, sleep, uniqueName, useRedis, within } from '../support/redis.js';
 
 const suite = useRedis({ own: true });
 const proxies: RedisProxy[] = [];
@@ -24,19 +24,6 @@ async function proxy(): Promise<RedisProxy> {
   const p = await RedisProxy.start(suite.redis.port);
   proxies.push(p);
   return p;
-}
-
-/** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function settledState<T>(promise: Promise<T>): { readonly promise: Promise<T>; outcome: unknown } {

@@ -80,15 +80,5 @@ export function useNodes(n: number): NodeSuite {
 /** The hash field Redisson writes for `client`'s thread `threadId`. */
 export const field = (client: Redisson, threadId: number): string => `${client.getId()}:${threadId}`;
 
-/** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export { within } from '../support/redis.js';
+

@@ -8,9 +8,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { lockChannelName } from '../../src/index.js';
+import { lockChannelName, type Redisson, type RLock } from '../../src/index.js';
 import { RedisProxy } from '../support/proxy.js';
-import { eventually, uniqueName, useRedis } from '../support/redis.js';
+import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
 
 const suite = useRedis({ own: true });
 const proxies: RedisProxy[] = [];
@@ -39,17 +39,19 @@ async function releaseForeign(raw: Redis, name: string): Promise<void> {
   await raw.publish(lockChannelName(name), '0');
 }
 
-/** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * A `lock()` of `client` that waits on a foreign hold and is let in by its release message (after
+ * `beforeRelease`, once it is subscribed); resolves with the lock object, holding.
+ */
+async function acquiredAfterWaiting(raw: Redis, client: Redisson, name: string, beforeRelease?: () => Promise<void>): Promise<RLock> {
+  await holdForeign(raw, name);
+  const lock = client.getLock(name);
+  const waiting = lock.lock();
+  await eventually(async () => (await numsub(raw, lockChannelName(name))) === 1, 10_000, 'the waiter to subscribe');
+  await beforeRelease?.();
+  await releaseForeign(raw, name);
+  await within(waiting, 10_000, 'the waiter');
+  return lock;
 }
 
 describe('subscriptionLinger', () => {
@@ -58,13 +60,7 @@ describe('subscriptionLinger', () => {
     const name = uniqueName('linger');
     const channel = lockChannelName(name);
     const client = suite.clients.client({ subscriptionLinger: LONG_LEASE });
-    await holdForeign(raw, name);
-    const held = client.getLock(name);
-    const first = held.lock();
-    await eventually(async () => (await numsub(raw, channel)) === 1, 10_000, 'the first waiter to subscribe');
-    await releaseForeign(raw, name);
-    await within(first, 10_000, 'the first waiter');
-    await held.unlock();
+    await (await acquiredAfterWaiting(raw, client, name)).unlock();
     // Left with the lock: still subscribed.
     expect(await numsub(raw, channel)).toBe(1);
 
@@ -90,13 +86,8 @@ describe('subscriptionLinger', () => {
       const name = uniqueName('linger');
       const channel = lockChannelName(name);
       const client = suite.clients.client({ subscriptionLinger: linger });
-      await holdForeign(raw, name);
-      const lock = client.getLock(name);
-      const waiting = lock.lock();
-      await eventually(async () => (await numsub(raw, channel)) === 1, 10_000, 'the waiter to subscribe');
-      const unsubscribes = await calls(raw, 'unsubscribe');
-      await releaseForeign(raw, name);
-      await within(waiting, 10_000, 'the waiter');
+      let unsubscribes = 0;
+      const lock = await acquiredAfterWaiting(raw, client, name, async () => void (unsubscribes = await calls(raw, 'unsubscribe')));
       if (linger > 0) expect(await numsub(raw, channel)).toBe(1);
       await eventually(async () => (await numsub(raw, channel)) === 0, 10_000, 'the linger to end');
       expect((await calls(raw, 'unsubscribe')) - unsubscribes).toBe(1);
@@ -129,14 +120,8 @@ describe('subscriptionLinger', () => {
     const channel = lockChannelName(name);
     const client = suite.clients.client({ redis: proxy.url, subscriptionLinger: LONG_LEASE });
     await client.getLock(name).isLocked(); // the command connection: the proxy's connection 0
-    await holdForeign(raw, name);
-    const held = client.getLock(name);
-    const first = held.lock();
-    await eventually(async () => (await numsub(raw, channel)) === 1, 10_000, 'the first waiter to subscribe');
-    expect(proxy.connections).toBe(2); // connection 1: the subscriber
-    await releaseForeign(raw, name);
-    await within(first, 10_000, 'the first waiter');
-    await held.unlock();
+    // Connection 1 is the subscriber.
+    await (await acquiredAfterWaiting(raw, client, name, () => Promise.resolve(void expect(proxy.connections).toBe(2)))).unlock();
     expect(await numsub(raw, channel)).toBe(1);
 
     await holdForeign(raw, name);
@@ -163,12 +148,7 @@ describe('subscriptionLinger', () => {
     const channel = lockChannelName(name);
     const client = suite.clients.client({ redis: proxy.url, subscriptionLinger: LONG_LEASE });
     client.redis.on('error', () => undefined);
-    await holdForeign(raw, name);
-    const held = client.getLock(name);
-    const waiting = held.lock();
-    await eventually(async () => (await numsub(raw, channel)) === 1, 10_000, 'the waiter to subscribe');
-    await releaseForeign(raw, name);
-    await within(waiting, 10_000, 'the waiter');
+    const held = await acquiredAfterWaiting(raw, client, name);
     expect(await numsub(raw, channel)).toBe(1);
     const subscribes = await calls(raw, 'subscribe');
     proxy.dropAll();
