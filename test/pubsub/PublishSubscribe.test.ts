@@ -136,3 +136,47 @@ it('a latch message 0 opens every waiter and 1 opens nobody', async () => {
   await Promise.all(waits.map((w) => w.promise));
   for (const s of subs) s.release();
 });
+
+it('join(): only a channel whose subscription the server confirmed, with the same wake policy; a banked wake-up reaches a waiter that joined before it waited', async () => {
+  const channel = uniqueName('ch');
+  expect(pubsub.join(channel, lockWakePolicy)).toBeNull(); // nobody subscribed it
+  const pending = pubsub.subscribe(channel, lockWakePolicy, 5_000);
+  expect(pubsub.join(channel, lockWakePolicy)).toBeNull(); // SUBSCRIBE not confirmed yet
+  const first = await pending;
+  expect(pubsub.join(channel, semaphoreWakePolicy)).toBeNull(); // another primitive's policy
+  const joined = pubsub.join(channel, lockWakePolicy);
+  expect(joined).not.toBeNull();
+  expect(pubsub.waiterCount).toBe(2);
+  // The first waiter is not waiting yet either: the oldest takes the wake-up, the next one the second.
+  await raw.publish(channel, '0');
+  await raw.publish(channel, '0');
+  // wait(0): 'woken' at once when a wake-up is banked, else 'timeout'.
+  await eventually(async () => (await joined?.wait(0)) === 'woken', 5_000, 'the joined waiter banked');
+  expect(await first.wait(0)).toBe('woken');
+  first.release();
+  joined?.release();
+  expect(pubsub.channelCount).toBe(0);
+  await eventually(async () => (await numSub(channel)) === 0, 5_000, 'unsubscribe');
+});
+
+it('release(handOn, linger): with a linger the channel stays until it ends, and a join ends the linger; close() ends it at once', async () => {
+  const lingering = new PublishSubscribe(clients.raw({ lazyConnect: true }), '', 3_000, 'classic', 60_000);
+  try {
+    const channel = uniqueName('ch');
+    const sub = await lingering.subscribe(channel, lockWakePolicy, 5_000);
+    sub.release(false, true);
+    expect(lingering.channelCount).toBe(1);
+    expect(await numSub(channel)).toBe(1);
+    const again = lingering.join(channel, lockWakePolicy);
+    expect(again).not.toBeNull();
+    again?.release(false, false); // no linger asked: unsubscribed at once
+    expect(lingering.channelCount).toBe(0);
+    await eventually(async () => (await numSub(channel)) === 0, 5_000, 'unsubscribe');
+    const last = await lingering.subscribe(channel, lockWakePolicy, 5_000);
+    last.release(false, true);
+    expect(await numSub(channel)).toBe(1);
+  } finally {
+    await lingering.close();
+  }
+  expect(lingering.channelCount).toBe(0);
+});
