@@ -308,6 +308,11 @@ export class PublishSubscribe {
     if (this.closed) throw new RedissonShutdownError();
     const wire = this.keyPrefix + channel;
     let entry = this.entries.get(wire);
+    // Nobody waits on a lingering channel: another primitive's waiter takes it over, as before the linger.
+    if (entry && entry.policy !== policy && entry.refs === 0) {
+      this.drop(wire, entry);
+      entry = undefined;
+    }
     if (entry && entry.policy !== policy) {
       throw new IllegalStateError(`channel ${wire} is already waited on with the '${entry.policy.name}' wake policy, not '${policy.name}': two primitive types share one name`);
     }

@@ -175,6 +175,13 @@ it('release(handOn, linger): with a linger the channel stays until it ends, and 
     const last = await lingering.subscribe(channel, lockWakePolicy, 5_000);
     last.release(false, true);
     expect(await numSub(channel)).toBe(1);
+    // Nobody waits on it: another primitive's waiter takes the lingering channel over, as it could before.
+    const other = await lingering.subscribe(channel, latchWakePolicy, 5_000);
+    const woken = track(other);
+    await raw.publish(channel, '0'); // the latch's "count reached zero"
+    await woken.promise;
+    other.release(false, true);
+    expect(await numSub(channel)).toBe(1);
   } finally {
     await lingering.close();
   }
