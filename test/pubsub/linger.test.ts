@@ -54,6 +54,15 @@ async function acquiredAfterWaiting(raw: Redis, client: Redisson, name: string, 
   return lock;
 }
 
+/** A client with a long linger whose connections go through a proxy of this test's. */
+async function proxiedClient(): Promise<{ proxy: RedisProxy; client: Redisson }> {
+  const proxy = await RedisProxy.start(suite.redis.port);
+  proxies.push(proxy);
+  const client = suite.clients.client({ redis: proxy.url, subscriptionLinger: LONG_LEASE });
+  client.redis.on('error', () => undefined);
+  return { proxy, client };
+}
+
 describe('subscriptionLinger', () => {
   it('a waiter that acquired leaves its channel subscribed; the next waiter joins it with one attempt and no SUBSCRIBE; shutdown ends the linger', async () => {
     const raw = suite.clients.raw();
@@ -114,11 +123,9 @@ describe('subscriptionLinger', () => {
 
   it('forced: a release published while a joined waiter’s first attempt is on its way back wakes it (the wake-up is banked)', async () => {
     const raw = suite.clients.raw();
-    const proxy = await RedisProxy.start(suite.redis.port);
-    proxies.push(proxy);
+    const { proxy, client } = await proxiedClient();
     const name = uniqueName('linger');
     const channel = lockChannelName(name);
-    const client = suite.clients.client({ redis: proxy.url, subscriptionLinger: LONG_LEASE });
     await client.getLock(name).isLocked(); // the command connection: the proxy's connection 0
     // Connection 1 is the subscriber.
     await (await acquiredAfterWaiting(raw, client, name, () => Promise.resolve(void expect(proxy.connections).toBe(2)))).unlock();
@@ -142,12 +149,9 @@ describe('subscriptionLinger', () => {
 
   it('a dropped subscriber connection ends every linger: nothing is subscribed again for it', async () => {
     const raw = suite.clients.raw();
-    const proxy = await RedisProxy.start(suite.redis.port);
-    proxies.push(proxy);
+    const { proxy, client } = await proxiedClient();
     const name = uniqueName('linger');
     const channel = lockChannelName(name);
-    const client = suite.clients.client({ redis: proxy.url, subscriptionLinger: LONG_LEASE });
-    client.redis.on('error', () => undefined);
     const held = await acquiredAfterWaiting(raw, client, name);
     expect(await numsub(raw, channel)).toBe(1);
     const subscribes = await calls(raw, 'subscribe');
