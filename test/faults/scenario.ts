@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
-import { uniqueName } from '../support/redis.js';
+import { uniqueName, within } from '../support/redis.js';
 import { checkHistory, type CheckReport, type Fault, type HistoryEvent, type RedisSample } from './history.js';
 import { now, refillPool, takeWorker, type HistoryWorkerProcess } from './workers.js';
 
@@ -200,14 +200,4 @@ async function sampleLock(raw: Redis, name: string, deadline: number): Promise<R
 }
 
 /** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-export async function guard<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export const guard = within;

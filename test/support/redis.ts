@@ -93,18 +93,8 @@ export class Clients {
   }
 }
 
-/** Rejects when `promise` has not settled within `ms`: a hang guard, never an assertion on timing. */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** `promise`, or a rejection after `ms` naming `what`: a hang guard (support/poll.ts), never an assertion on timing. */
+export { within } from './poll.js';
 
 /** Resolves after `ms`. For letting leases run out — never as a stand-in for an assertion on ordering. */
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
