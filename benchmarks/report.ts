@@ -72,6 +72,12 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
   out.push('');
   out.push('Times are µs unless marked; "× PING" is the ratio to raw PING p50 on the same kind of connection.');
   out.push('');
+  if (res.uncontended?.rows['bare-protocol'] ?? res.handoff?.rows['bare-protocol'] ?? res.contention?.['bare-protocol'] ?? res.clients?.['bare-protocol']) {
+    out.push(
+      "`bare-protocol` is a control, not a library: Redisson's lock protocol (our `tryLockInner` / `unlockInner` scripts, the latch `DEL`, one subscription per channel, a message waking the client's longest waiter) with nothing else around it: no watchdog (a 30 s lease), no reentrancy, abort, reconnect or lost-reply handling. Where it too misses a target, the protocol on ioredis misses it on this machine, not our code around it.",
+    );
+    out.push('');
+  }
 
   if (res.uncontended || res.handoff) {
     out.push('### Latency: uncontended lock+unlock pair, and handoff between processes');
@@ -302,6 +308,7 @@ const COLORS: Record<ImplName, string> = {
   'redis-semaphore': '#1f77b4',
   redlock: '#2ca02c',
   'java-redisson': '#ff7f0e',
+  'bare-protocol': '#7f7f7f',
 };
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
-import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
+import { IMPLEMENTATION_BY_NAME, IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import { javaUnavailableReason } from './adapters/javaRedisson.js';
 import type { BenchContext } from './context.js';
 import { describeEnvironment } from './env.js';
@@ -120,17 +120,20 @@ async function main(): Promise<void> {
         },
       },
     };
-    const step = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
-      if (!scenarios.includes(name.replace(' ', '-'))) return undefined;
+    const step = async <T>(name: string, run: (ctx: BenchContext) => Promise<T>): Promise<T | undefined> => {
+      const scenario = name.replace(' ', '-');
+      if (!scenarios.includes(scenario)) return undefined;
+      // An implementation limited to some scenarios (the bare-protocol control) sits the others out.
+      const measured = impls.filter((i) => IMPLEMENTATION_BY_NAME[i].scenarios?.includes(scenario) ?? true);
       try {
-        return await run();
+        return await run({ ...ctx, impls: measured });
       } catch (error) {
         ctx.failures.push(`${name}: ${firstLine(error)}`);
         return undefined;
       }
     };
     const started = performance.now();
-    const u = await step('uncontended', () => runUncontended(ctx));
+    const u = await step('uncontended', (c) => runUncontended(c));
     if (u) results.uncontended = u;
     // Java's pair timed inside its JVM, beside its own round trip (no peer pipe in the numbers).
     if (u && impls.includes('java-redisson')) {
@@ -140,7 +143,7 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM: ${firstLine(error)}`);
       }
     }
-    const h = await step('handoff', () => runHandoff(ctx));
+    const h = await step('handoff', (c) => runHandoff(c));
     if (h) results.handoff = h;
     // The same handoff with holder and waiter threads in two JVMs (and in one), timed inside them.
     if (h && impls.includes('java-redisson')) {
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM handoff: ${firstLine(error)}`);
       }
     }
-    const c = await step('contention', () => runContention(ctx));
+    const c = await step('contention', (c) => runContention(c));
     if (c) results.contention = c;
     // The contention loop as Java threads in two JVMs, without the peer pipe per call.
     if (c && impls.includes('java-redisson')) {
@@ -160,13 +163,13 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM contention: ${firstLine(error)}`);
       }
     }
-    const l = await step('many locks', () => runManyLocks(ctx));
+    const l = await step('many locks', (c) => runManyLocks(c));
     if (l) results.manyLocks = l;
-    const w = await step('many waiters', () => runManyWaiters(ctx, impls.filter((i) => i !== 'java-redisson')));
+    const w = await step('many waiters', (c) => runManyWaiters(c, c.impls.filter((i) => i !== 'java-redisson')));
     if (w) results.manyWaiters = w;
-    const f = await step('family', () => runFamily(ctx));
+    const f = await step('family', (c) => runFamily(c));
     if (f) results.family = f;
-    const n = await step('clients', () => runClients(ctx));
+    const n = await step('clients', (c) => runClients(c));
     if (n) results.clients = n;
     if (topologies.length > 0) {
       try {

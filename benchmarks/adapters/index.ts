@@ -1,4 +1,5 @@
 /** Every implementation by name. */
+import { bareProtocol } from './bareProtocol.js';
 import { javaRedisson } from './javaRedisson.js';
 import { nodeRedisson } from './nodeRedisson.js';
 import { redisSemaphore } from './redisSemaphore.js';
@@ -12,6 +13,7 @@ export const IMPLEMENTATION_BY_NAME: Readonly<Record<ImplName, Implementation>> 
   'redis-semaphore': redisSemaphore,
   redlock,
   'java-redisson': javaRedisson,
+  'bare-protocol': bareProtocol,
 };
 
 export { IMPLEMENTATIONS, KINDS, type Kind, type ImplName, type Implementation, type LockClient, type LockHandle } from './types.js';

@@ -5,7 +5,7 @@
  */
 
 /** Implementations, in the order tables list them. */
-export const IMPLEMENTATIONS = ['redisson-ts', 'node-redisson', 'redis-semaphore', 'redlock', 'java-redisson'] as const;
+export const IMPLEMENTATIONS = ['redisson-ts', 'node-redisson', 'redis-semaphore', 'redlock', 'java-redisson', 'bare-protocol'] as const;
 export type ImplName = (typeof IMPLEMENTATIONS)[number];
 
 export interface OpenOptions {
@@ -55,5 +55,7 @@ export interface Implementation {
   readonly settings: string;
   /** The kinds `handle()` accepts besides `lock`; omitted: `lock` only. */
   readonly kinds?: readonly Kind[];
+  /** The scenarios (as `--scenarios` names them) it is measured in; omitted: all. */
+  readonly scenarios?: readonly string[];
   open(options: OpenOptions): Promise<LockClient>;
 }

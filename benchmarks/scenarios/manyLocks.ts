@@ -16,7 +16,7 @@ export const MANY_LOCKS = 10_000;
 export const MANY_WATCHDOG_MS = 3_000;
 
 /** Renewal period (ms) of each implementation at a lease of MANY_WATCHDOG_MS, from their sources. */
-export const RENEWAL_PERIOD_MS: Readonly<Record<ImplName, number>> = {
+export const RENEWAL_PERIOD_MS: Readonly<Partial<Record<ImplName, number>>> = {
   'redisson-ts': MANY_WATCHDOG_MS / 3,
   'node-redisson': MANY_WATCHDOG_MS / 3,
   'java-redisson': MANY_WATCHDOG_MS / 3,
@@ -68,6 +68,7 @@ export async function runManyLocks(ctx: BenchContext): Promise<ManyLocksResult> 
       const { ms } = await worker.call<{ ms: number }>('holdMany', { ...args, n: MANY_LOCKS, prefix: `bench:many:${impl}:` });
       const m1 = await worker.call<Memory>('memory');
       const period = RENEWAL_PERIOD_MS[impl];
+      if (period === undefined) throw new Error(`many locks: no renewal period known for ${impl}`);
       const windowMs = Math.round(period * (ctx.quick ? 1.25 : 3.5));
       ctx.progress.update(`many locks: ${impl} · watching renewals for ${windowMs / 1000} s`);
       await resetStats(ctx.admin);
