@@ -34,7 +34,20 @@ export type PubSubTransport = 'classic' | 'sharded';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 
+/**
+ * Across every client in this process: the channel entries (one per client) that have waiters, by the
+ * channel's name on the server. One release wakes a waiter in each of them, and the event loop sends their
+ * retries in the order it reads the messages, which favours the same clients every time; so a client
+ * defers its first attempt, and a woken waiter its retry, by one turn of the loop while another client here
+ * has a waiter that has waited longer ({@link PublishSubscribe.othersWaiting}, {@link Subscription.outranked}).
+ */
+const entriesWaiting = new Map<string, Set<ChannelEntry>>();
+// Waiters' order of arrival on a channel, across the process's clients.
+let nextTicket = 0;
+
 interface WaiterState {
+  /** When it joined, in the process-wide order of arrival. */
+  readonly ticket: number;
   signaled: boolean;
   wake: (() => void) | null;
 }
@@ -87,6 +100,7 @@ export class Subscription {
   private released = false;
 
   constructor(
+    private readonly wire: string,
     private readonly entry: ChannelEntry,
     private readonly state: WaiterState,
     private readonly onRelease: (linger: boolean) => void,
@@ -128,6 +142,17 @@ export class Subscription {
       });
     }
     return d.promise;
+  }
+
+  /**
+   * Whether another client in this process has a waiter on this channel that joined before this one. The
+   * same release wakes that one too; its retry should go first.
+   */
+  outranked(): boolean {
+    for (const other of entriesWaiting.get(this.wire) ?? []) {
+      if (other !== this.entry && (other.waiters[0]?.ticket ?? Infinity) < this.state.ticket) return true;
+    }
+    return false;
   }
 
   /**
@@ -285,6 +310,17 @@ export class PublishSubscribe {
   }
 
   /**
+   * Whether another client in this process has waiters on `channel`: a release of its lock wakes them, and
+   * their retries come a message later than an attempt this client makes at once.
+   */
+  othersWaiting(channel: string): boolean {
+    const wire = this.keyPrefix + channel;
+    const mine = this.entries.get(wire);
+    for (const entry of entriesWaiting.get(wire) ?? []) if (entry !== mine) return true;
+    return false;
+  }
+
+  /**
    * Joins `channel` at once when this client's subscription to it is already confirmed (other local
    * waiters, or lingering), else `null` (then {@link subscribe}). A waiter that joins *before* its first
    * attempt needs no second attempt after subscribing: a release published after that attempt ran reaches
@@ -344,10 +380,14 @@ export class PublishSubscribe {
       clearTimeout(entry.linger);
       entry.linger = null;
     }
-    entry.refs++;
-    const state: WaiterState = { signaled: false, wake: null };
+    if (entry.refs++ === 0) {
+      let entries = entriesWaiting.get(wire);
+      if (!entries) entriesWaiting.set(wire, (entries = new Set()));
+      entries.add(entry);
+    }
+    const state: WaiterState = { ticket: nextTicket++, signaled: false, wake: null };
     entry.waiters.push(state);
-    return new Subscription(entry, state, (linger) => this.unref(wire, entry, linger));
+    return new Subscription(wire, entry, state, (linger) => this.unref(wire, entry, linger));
   }
 
   /**
@@ -399,7 +439,11 @@ export class PublishSubscribe {
   }
 
   private unref(wire: string, entry: ChannelEntry, linger: boolean): void {
-    entry.refs--;
+    if (--entry.refs === 0) {
+      const entries = entriesWaiting.get(wire);
+      entries?.delete(entry);
+      if (entries?.size === 0) entriesWaiting.delete(wire);
+    }
     if (entry.refs > 0 || this.entries.get(wire) !== entry) return;
     if (linger && this.lingerMs > 0 && entry.confirmed && this.live && !this.closed && this.onServer.has(wire)) {
       entry.linger = setTimeout(() => {

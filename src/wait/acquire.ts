@@ -85,6 +85,10 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   // attempt: a release after that attempt then wakes it, so it waits without subscribing and retrying.
   if ('channel' in p.mode && p.waitMs !== 0) sub = ctx.pubsub.join(p.mode.channel, p.mode.policy);
   try {
+    // Another client in this process waits on the channel: a release that just freed the lock wakes it, but
+    // its retry is sent only when the message is read. Let the event loop read it first (one turn), or a
+    // client that loops on lock/unlock takes the lock every time before its neighbours' retries are written.
+    if ('channel' in p.mode && ctx.pubsub.othersWaiting(p.mode.channel)) await nextTurn();
     let result = await guardedAttempt(p, scope, false);
     if (result.acquired) return (outcome = { value: result.value });
     if (remaining() <= 0) return null;
@@ -106,6 +110,8 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
     for (;;) {
       if (!attempted) {
         if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope);
+        // Woken with another client's longer waiter in this process: its retry goes first (one turn).
+        if (woken && sub?.outranked()) await nextTurn();
         try {
           result = await guardedAttempt(p, scope, true);
         } catch (error) {
@@ -155,6 +161,11 @@ function guardedAttempt<T>(p: AcquireParams<T>, scope: AbortScope, retry: boolea
       (error: unknown) => off() && reject(error as Error),
     );
   });
+}
+
+/** Resolves after the event loop's next turn: I/O already read is handled first. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** Resolves after `ms` (at most setTimeout's ceiling), or rejects with the scope's reason on abort. */

@@ -187,3 +187,43 @@ it('release(handOn, linger): with a linger the channel stays until it ends, and 
   }
   expect(lingering.channelCount).toBe(0);
 });
+
+it("othersWaiting / outranked: another client's waiters on the same channel, and which of them joined first", async () => {
+  const second = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+  const prefixed = new PublishSubscribe(clients.raw({ lazyConnect: true }), 'app:');
+  try {
+    const channel = uniqueName('ch');
+    expect(pubsub.othersWaiting(channel)).toBe(false);
+    const older = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
+    // Its own waiters do not count; a client whose waiters are on another server-side name (a key prefix) neither.
+    expect(pubsub.othersWaiting(channel)).toBe(false);
+    expect(second.othersWaiting(channel)).toBe(true);
+    expect(prefixed.othersWaiting(channel)).toBe(false);
+    expect(older.outranked()).toBe(false);
+
+    const younger = await second.subscribe(channel, lockWakePolicy, 5_000);
+    const sameClient = await second.subscribe(channel, lockWakePolicy, 5_000);
+    expect(pubsub.othersWaiting(channel)).toBe(true);
+    expect(younger.outranked()).toBe(true);
+    expect(sameClient.outranked()).toBe(true);
+    expect(older.outranked()).toBe(false);
+
+    // The older waiter leaves: nobody in another client joined before the rest.
+    older.release();
+    expect(younger.outranked()).toBe(false);
+    expect(sameClient.outranked()).toBe(false);
+    expect(pubsub.othersWaiting(channel)).toBe(true);
+    expect(second.othersWaiting(channel)).toBe(false);
+    // A waiter that joins a lingering or subscribed channel later is outranked by the earlier ones elsewhere.
+    const late = await pubsub.subscribe(channel, lockWakePolicy, 5_000);
+    expect(late.outranked()).toBe(true);
+    younger.release();
+    sameClient.release();
+    expect(late.outranked()).toBe(false);
+    late.release();
+    expect(pubsub.othersWaiting(channel)).toBe(false);
+    expect(second.othersWaiting(channel)).toBe(false);
+  } finally {
+    await Promise.all([second.close(), prefixed.close()]);
+  }
+});
