@@ -9,6 +9,13 @@ export async function commandStats(redis: Redis): Promise<Record<string, number>
   return out;
 }
 
+/** CPU time (µs, user + system) the server has used since it started (INFO cpu). */
+export async function serverCpuUs(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const seconds = (field: string): number => Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6;
+}
+
 export async function resetStats(redis: Redis): Promise<void> {
   await redis.config('RESETSTAT');
 }

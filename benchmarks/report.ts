@@ -149,7 +149,7 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push(table(CONTENTION_HEAD, [...contentionRows(res.contention, ping), ...notRun(res, 'contention', CONTENTION_HEAD.length)]));
     out.push(
       '',
-      '"late": ops blocked at the deadline that finished after it (in the counter check, not in ops/s); "stuck": owners still blocked after a grace period, abandoned (they release without touching the counter). "wait": each acquire call until it resolved.',
+      '"late": ops blocked at the deadline that finished after it (in the counter check, not in ops/s); "stuck": owners still blocked after a grace period, abandoned (they release without touching the counter). "wait": each acquire call until it resolved. "CPU µs/op": CPU time (user + system) over the timed window per counted op, of the owners\' processes together (`process.cpuUsage()`; not measured for the JVM) and of the server (`INFO cpu`); with 2 cores, the three processes together cannot exceed 2 × 10⁶ µs per second.',
     );
     out.push('');
   }
@@ -245,7 +245,7 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
   return out.join('\n');
 }
 
-const CONTENTION_HEAD = ['implementation', 'W', 'ops/s', 'µs per op × PING', 'per-owner ops min / max', 'wait p50 / p99', 'scripts/op', '(un)subscribes/op', 'late / stuck', 'counter', 'errors'];
+const CONTENTION_HEAD = ['implementation', 'W', 'ops/s', 'µs per op × PING', 'per-owner ops min / max', 'wait p50 / p99', 'scripts/op', '(un)subscribes/op', 'CPU µs/op: clients / server', 'late / stuck', 'counter', 'errors'];
 
 function contentionRows(result: ContentionResult, ping: number, withProcesses = false): string[][] {
   const rows: string[][] = [];
@@ -261,6 +261,8 @@ function contentionRows(result: ContentionResult, ping: number, withProcesses = 
         `${us(r.waitP50Us)} / ${us(r.waitP99Us)}`,
         num(r.scriptsPerOp, 2),
         num(r.subscribesPerOp, 2),
+        // The JVM's CPU is not the worker's: Java's client side is not measured.
+        `${impl === 'java-redisson' ? 'n/a' : num(r.clientCpuUsPerOp)} / ${num(r.serverCpuUsPerOp)}`,
         r.stuck ? `${r.late} / **${r.stuck} stuck**` : String(r.late),
         r.exact ? 'exact' : `WRONG (${r.counter} ≠ ${r.ops + r.late})`,
         r.errors.length ? (r.errors[0]?.split('\n')[0] ?? '') : '',

@@ -200,6 +200,13 @@ const handlers: Record<string, Handler> = {
     const own = perOwner ? await Promise.all(Array.from({ length: workers }, () => IMPLEMENTATION_BY_NAME[a['impl'] as ImplName].open({ url: a['url'] as string }))) : [];
     const start = nowUs();
     const end = start + (a['durationMs'] as number) * 1_000;
+    // This process's CPU over the timed window (every thread: ioredis, GC, libuv).
+    const cpuStart = process.cpuUsage();
+    let cpuUs = NaN;
+    const cpuTimer = setTimeout(() => {
+      const used = process.cpuUsage(cpuStart);
+      cpuUs = used.user + used.system;
+    }, a['durationMs'] as number);
     const errors: string[] = [];
     const waits: number[] = [];
     let abandoned = false;
@@ -236,6 +243,7 @@ const handlers: Record<string, Handler> = {
       new Promise((resolve) => (timer = setTimeout(resolve, (a['durationMs'] as number) + (a['graceMs'] as number)))),
     ]);
     clearTimeout(timer);
+    clearTimeout(cpuTimer);
     abandoned = true;
     const stuck = results.filter((r) => !r.done).length;
     // Owners' own clients close once every owner is done (a stuck one keeps its client until the process goes).
@@ -245,6 +253,7 @@ const handlers: Record<string, Handler> = {
       late: results.reduce((s, r) => s + r.late, 0),
       stuck,
       elapsedUs: nowUs() - start,
+      cpuUs,
       waits,
       errors,
     };

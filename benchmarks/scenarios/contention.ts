@@ -10,7 +10,7 @@
  */
 import type { ImplName } from '../adapters/index.js';
 import type { BenchContext } from '../context.js';
-import { commandStats, resetStats, scriptCalls } from '../redisInfo.js';
+import { commandStats, resetStats, scriptCalls, serverCpuUs } from '../redisInfo.js';
 import { WorkerProcess } from '../rpc.js';
 import { summarize } from '../stats.js';
 
@@ -40,6 +40,12 @@ export interface ContentionRow {
   readonly processes: number;
   /** Whether each owner had a client (connections) of its own, rather than one per process. */
   readonly clientPerOwner: boolean;
+  /**
+   * CPU time (user + system) per counted op over the timed window: the owners' processes together, and the
+   * server. NaN where not measured (the in-JVM rows).
+   */
+  readonly clientCpuUsPerOp: number;
+  readonly serverCpuUsPerOp: number;
 }
 
 export type ContentionResult = Partial<Record<ImplName, ContentionRow[]>>;
@@ -50,6 +56,8 @@ export interface ContentionPart {
   readonly late: number;
   readonly stuck: number;
   readonly errors: readonly string[];
+  /** The process's CPU time (µs, user + system, all its threads) over the timed window, where measured. */
+  readonly cpuUs?: number;
 }
 
 /**
@@ -64,6 +72,7 @@ export function contentionRow(
   stats: Record<string, number>,
   counter: number,
   layout: { readonly processes: number; readonly clientPerOwner: boolean },
+  serverCpuUs = NaN,
 ): ContentionRow {
   const ops = parts.flatMap((p) => p.ops);
   const waits = summarize(waitsUs);
@@ -86,6 +95,8 @@ export function contentionRow(
     waitP99Us: waits.p99,
     processes: layout.processes,
     clientPerOwner: layout.clientPerOwner,
+    clientCpuUsPerOp: parts.reduce((a, p) => a + (p.cpuUs ?? NaN), 0) / total,
+    serverCpuUsPerOp: serverCpuUs / total,
   };
 }
 
@@ -94,6 +105,7 @@ interface WorkerResult {
   late: number;
   stuck: number;
   elapsedUs: number;
+  cpuUs: number;
   /** Every acquire's wait, µs. */
   waits: number[];
   errors: string[];
@@ -178,13 +190,18 @@ async function runOne(
   await ctx.admin.del(counter);
   const share = w / workers.length;
   await resetStats(ctx.admin);
+  // The server's CPU over the timed window, as the workers measure theirs (from the request to the deadline).
+  const cpuBefore = await serverCpuUs(ctx.admin);
+  let timer: NodeJS.Timeout | undefined;
+  const cpuAtDeadline = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(serverCpuUs(ctx.admin)), durationMs)));
   const parts = await Promise.all(
     workers.map((worker) =>
       worker.call<WorkerResult>('contend', { impl, url: ctx.url, name, counter, workers: share, durationMs, graceMs, clientPerOwner: layout.clientPerOwner }),
     ),
-  );
+  ).finally(() => clearTimeout(timer));
+  const serverCpu = (await cpuAtDeadline) - cpuBefore;
   const stats = await commandStats(ctx.admin);
   const value = Number((await ctx.admin.get(counter)) ?? '0');
-  (result[impl] ??= []).push(contentionRow(w, durationMs, parts, parts.flatMap((p) => p.waits), stats, value, layout));
+  (result[impl] ??= []).push(contentionRow(w, durationMs, parts, parts.flatMap((p) => p.waits), stats, value, layout, serverCpu));
   if (parts.some((p) => p.stuck > 0)) await discardWorkers();
 }
