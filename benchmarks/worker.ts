@@ -244,6 +244,11 @@ const handlers: Record<string, Handler> = {
     ]);
     clearTimeout(timer);
     clearTimeout(cpuTimer);
+    // Every owner finished before the timer's turn came (it fires a little after the deadline): read it now.
+    if (Number.isNaN(cpuUs)) {
+      const used = process.cpuUsage(cpuStart);
+      cpuUs = used.user + used.system;
+    }
     abandoned = true;
     const stuck = results.filter((r) => !r.done).length;
     // Owners' own clients close once every owner is done (a stuck one keeps its client until the process goes).

@@ -193,12 +193,20 @@ async function runOne(
   // The server's CPU over the timed window, as the workers measure theirs (from the request to the deadline).
   const cpuBefore = await serverCpuUs(ctx.admin);
   let timer: NodeJS.Timeout | undefined;
-  const cpuAtDeadline = new Promise<number>((resolve) => (timer = setTimeout(() => resolve(serverCpuUs(ctx.admin)), durationMs)));
+  let readNow = (): void => undefined;
+  const cpuAtDeadline = new Promise<number>((resolve) => {
+    readNow = () => resolve(serverCpuUs(ctx.admin));
+    timer = setTimeout(readNow, durationMs);
+  });
   const parts = await Promise.all(
     workers.map((worker) =>
       worker.call<WorkerResult>('contend', { impl, url: ctx.url, name, counter, workers: share, durationMs, graceMs, clientPerOwner: layout.clientPerOwner }),
     ),
-  ).finally(() => clearTimeout(timer));
+  ).finally(() => {
+    // Done (or failed) before the deadline's timer: read it now rather than wait for a timer that is gone.
+    clearTimeout(timer);
+    readNow();
+  });
   const serverCpu = (await cpuAtDeadline) - cpuBefore;
   const stats = await commandStats(ctx.admin);
   const value = Number((await ctx.admin.get(counter)) ?? '0');
