@@ -195,7 +195,7 @@ async function runOne(
   let timer: NodeJS.Timeout | undefined;
   let readNow = (): void => undefined;
   const cpuAtDeadline = new Promise<number>((resolve) => {
-    readNow = () => resolve(serverCpuUs(ctx.admin));
+    readNow = () => resolve(serverCpuUs(ctx.admin).catch(() => NaN));
     timer = setTimeout(readNow, durationMs);
   });
   const parts = await Promise.all(
