@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       }
     };
     const started = performance.now();
-    const u = await step('uncontended', (c) => runUncontended(c));
+    const u = await step('uncontended', (scoped) => runUncontended(scoped));
     if (u) results.uncontended = u;
     // Java's pair timed inside its JVM, beside its own round trip (no peer pipe in the numbers).
     if (u && impls.includes('java-redisson')) {
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM: ${firstLine(error)}`);
       }
     }
-    const h = await step('handoff', (c) => runHandoff(c));
+    const h = await step('handoff', (scoped) => runHandoff(scoped));
     if (h) results.handoff = h;
     // The same handoff with holder and waiter threads in two JVMs (and in one), timed inside them.
     if (h && impls.includes('java-redisson')) {
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM handoff: ${firstLine(error)}`);
       }
     }
-    const c = await step('contention', (c) => runContention(c));
+    const c = await step('contention', (scoped) => runContention(scoped));
     if (c) results.contention = c;
     // The contention loop as Java threads in two JVMs, without the peer pipe per call.
     if (c && impls.includes('java-redisson')) {
@@ -163,13 +163,13 @@ async function main(): Promise<void> {
         ctx.failures.push(`java in-JVM contention: ${firstLine(error)}`);
       }
     }
-    const l = await step('many locks', (c) => runManyLocks(c));
+    const l = await step('many locks', (scoped) => runManyLocks(scoped));
     if (l) results.manyLocks = l;
-    const w = await step('many waiters', (c) => runManyWaiters(c, c.impls.filter((i) => i !== 'java-redisson')));
+    const w = await step('many waiters', (scoped) => runManyWaiters(scoped, scoped.impls.filter((i) => i !== 'java-redisson')));
     if (w) results.manyWaiters = w;
-    const f = await step('family', (c) => runFamily(c));
+    const f = await step('family', (scoped) => runFamily(scoped));
     if (f) results.family = f;
-    const n = await step('clients', (c) => runClients(c));
+    const n = await step('clients', (scoped) => runClients(scoped));
     if (n) results.clients = n;
     if (topologies.length > 0) {
       try {

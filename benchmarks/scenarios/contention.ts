@@ -195,7 +195,12 @@ async function runOne(
   let timer: NodeJS.Timeout | undefined;
   let readNow = (): void => undefined;
   const cpuAtDeadline = new Promise<number>((resolve) => {
-    readNow = () => resolve(serverCpuUs(ctx.admin).catch(() => NaN));
+    let read = false;
+    readNow = () => {
+      if (read) return;
+      read = true;
+      resolve(serverCpuUs(ctx.admin).catch(() => NaN));
+    };
     timer = setTimeout(readNow, durationMs);
   });
   const parts = await Promise.all(
