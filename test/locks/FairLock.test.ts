@@ -21,7 +21,7 @@ import {
   type RedissonOptions,
 } from '../../src/index.js';
 import { defineScripts, evalScript } from '../../src/commands.js';
-import { Clients, eventually, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { Clients, eventually, startRedis, uniqueName, within as guard, type TestRedis } from '../support/redis.js';
 
 const HANG_GUARD_MS = 10_000;
 const LONG_LEASE_MS = 60_000;
@@ -64,15 +64,7 @@ function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; settle
   return state;
 }
 /** Rejects when `promise` has not settled within the hang guard. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still pending`)), HANG_GUARD_MS)));
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = <T>(promise: Promise<T>, what: string): Promise<T> => guard(promise, HANG_GUARD_MS, what);
 const field = (client: Redisson, lock: RedissonFairLock): string => `${client.getId()}:${lock.threadId}`;
 const numSub = async (channel: string): Promise<number> => Number(((await raw.pubsub('NUMSUB', channel)) as [string, number])[1]);
 /** No subscriber left on `channel`, once a lingering subscription (100 ms after its waiter acquired) ended. */

@@ -18,7 +18,7 @@ import {
   type RedissonReadWriteLock,
 } from '../../src/index.js';
 import { WireTap } from '../interop/support/wire.js';
-import { collectMessages, eventually, uniqueName, useRedis } from '../support/redis.js';
+import { collectMessages, eventually, uniqueName, useRedis, within } from '../support/redis.js';
 
 // Java's re-entry by one thread on one object (downgrade, nested holds): each lock object is one owner.
 const suite = useRedis({ clientOptions: { lockOwnership: 'object' } });
@@ -42,17 +42,7 @@ const parked = async (name: string, from: number, n: number): Promise<void> => {
 };
 const readerField = (c: Redisson, rw: RedissonReadWriteLock): string => `${c.getId()}:${rw.threadId}`;
 /** Rejects when `promise` is still pending after the hang guard (10 s; holders' leases are 60 s). */
-const woken = async <T>(promise: Promise<T>, what: string): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not woken within 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-};
+const woken = <T>(promise: Promise<T>, what: string): Promise<T> => within(promise, 10_000, `${what}: not woken`);
 
 describe('layout', () => {
   it('stores Redisson\'s layout: mode, reader field, timeout key per hold, writer field; 0 and 1 published on release', async () => {

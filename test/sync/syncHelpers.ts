@@ -4,7 +4,7 @@
  * view of a promise. No assertion here depends on timing: time limits are hang guards only.
  */
 import type { Redis } from 'ioredis';
-import { eventually } from '../support/redis.js';
+import { eventually, within as guard } from '../support/redis.js';
 
 /** Calls of `command` the server ran so far, including those run by scripts (INFO commandstats). */
 export async function calls(raw: Redis, command: string): Promise<number> {
@@ -55,14 +55,4 @@ export function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>;
 }
 
 /** `promise`, or a rejection after `ms` (a hang guard, not an assertion on time). */
-export async function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not settled within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export const within = <T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> => guard(promise, ms, what);

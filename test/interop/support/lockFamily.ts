@@ -213,17 +213,7 @@ export function useFamilyWire(ctx: InteropContext): () => Promise<FamilyWire> {
 }
 
 /** Rejects when `promise` has not settled within `ms` (a hang guard, not a timing assertion). */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+export { within } from '../../support/poll.js';
 
 /** Observes whether a promise has settled, without waiting for it. */
 export function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; settled: boolean } {

@@ -12,7 +12,7 @@
  */
 import { expect } from 'vitest';
 import type { RedissonReadWriteLock } from '../../../src/index.js';
-import { eventually, sleep, uniqueName } from '../../support/redis.js';
+import { eventually, sleep, uniqueName, within as guard } from '../../support/redis.js';
 import type { JavaPeer } from '../JavaPeer.js';
 import type { InteropContext, InteropScenarios } from './context.js';
 
@@ -42,17 +42,8 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
   /** Resolves once `n` waiters started after `from` (a {@link pttlCalls} value) are parked. */
   const parked = (from: number, n: number, who: string): Promise<void> =>
     eventually(async () => (await pttlCalls()) - from >= 2 * n, ctx.hangGuardMs, `${who} parked`);
-  const within = async <T>(promise: Promise<T>, what: string): Promise<T> => {
-    let timer: NodeJS.Timeout | undefined;
-    const guard = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: not woken within ${ctx.hangGuardMs} ms`)), ctx.hangGuardMs);
-    });
-    try {
-      return await Promise.race([promise, guard]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const within = <T>(promise: Promise<T>, what: string): Promise<T> => guard(promise, ctx.hangGuardMs, what);
+
   const expectHash = async (name: string, expected: Record<string, string>): Promise<void> => {
     expect(await ctx.raw.hgetall(name), `hash ${name}`).toEqual(expected);
   };

@@ -20,7 +20,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IllegalMonitorStateError, lockChannelName, type Redisson, type RLock } from '../../../src/index.js';
 import { forkCounter, killWorkers } from '../../fixtures/processes.js';
-import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../../support/redis.js';
+import { Clients, eventually, sleep, startRedis, uniqueName, within, type TestRedis } from '../../support/redis.js';
 import { javaAvailable, JavaPeer, JavaPeerError } from '../JavaPeer.js';
 import { javaMissingPlaceholder } from './placeholder.js';
 import type { InteropContext } from './context.js';
@@ -57,18 +57,6 @@ const SHARED_ITERATIONS = 10;
 const HOLDER_SCRIPT = fileURLToPath(new URL('./holder.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Rejects when `promise` has not settled within `ms` (a hang guard, not a timing assertion). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Observes whether a promise has settled, without waiting for it. */
 function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; settled: boolean } {
