@@ -132,37 +132,28 @@ async function main(): Promise<void> {
         return undefined;
       }
     };
+    // A Java-in-its-JVM step after the Node scenario it mirrors, when Java runs; a failure is reported, not fatal.
+    const inJvm = async <T>(label: string, run: (ctx: BenchContext) => Promise<T>, keep: (result: T) => void): Promise<void> => {
+      if (!impls.includes('java-redisson')) return;
+      try {
+        keep(await run(ctx));
+      } catch (error) {
+        ctx.failures.push(`${label}: ${firstLine(error)}`);
+      }
+    };
     const started = performance.now();
     const u = await step('uncontended', (scoped) => runUncontended(scoped));
     if (u) results.uncontended = u;
     // Java's pair timed inside its JVM, beside its own round trip (no peer pipe in the numbers).
-    if (u && impls.includes('java-redisson')) {
-      try {
-        results.javaInJvm = await runJavaInJvm(ctx);
-      } catch (error) {
-        ctx.failures.push(`java in-JVM: ${firstLine(error)}`);
-      }
-    }
+    if (u) await inJvm('java in-JVM', runJavaInJvm, (r) => (results.javaInJvm = r));
     const h = await step('handoff', (scoped) => runHandoff(scoped));
     if (h) results.handoff = h;
     // The same handoff with holder and waiter threads in two JVMs (and in one), timed inside them.
-    if (h && impls.includes('java-redisson')) {
-      try {
-        results.javaInJvmHandoff = await runJavaInJvmHandoff(ctx);
-      } catch (error) {
-        ctx.failures.push(`java in-JVM handoff: ${firstLine(error)}`);
-      }
-    }
+    if (h) await inJvm('java in-JVM handoff', runJavaInJvmHandoff, (r) => (results.javaInJvmHandoff = r));
     const c = await step('contention', (scoped) => runContention(scoped));
     if (c) results.contention = c;
     // The contention loop as Java threads in two JVMs, without the peer pipe per call.
-    if (c && impls.includes('java-redisson')) {
-      try {
-        results.javaInJvmContention = await runJavaInJvmContention(ctx);
-      } catch (error) {
-        ctx.failures.push(`java in-JVM contention: ${firstLine(error)}`);
-      }
-    }
+    if (c) await inJvm('java in-JVM contention', runJavaInJvmContention, (r) => (results.javaInJvmContention = r));
     const l = await step('many locks', (scoped) => runManyLocks(scoped));
     if (l) results.manyLocks = l;
     const w = await step('many waiters', (scoped) => runManyWaiters(scoped, scoped.impls.filter((i) => i !== 'java-redisson')));
