@@ -192,10 +192,30 @@ export function requireOptionKeys(options: unknown, what: string, accepted: read
     if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue;
     if (typeof key === 'string' && accepted.includes(key)) continue;
     const name = String(key);
-    const near = accepted.find((k) => k.toLowerCase() === name.toLowerCase());
+    const near = accepted.find((k) => k.toLowerCase() === name.toLowerCase()) ?? accepted.find((k) => typoDistance(k.toLowerCase(), name.toLowerCase()) <= 2);
     const hint = typeof key === 'string' && Object.hasOwn(hints, key) ? ` ${hints[key]}` : near === undefined ? '' : ` (did you mean \`${near}\`?)`;
     throw new TypeError(`Unknown option \`${name}\` in ${what}${hint}; accepted: ${accepted.map((k) => `\`${k}\``).join(', ') || 'none'}`);
   }
+}
+
+/**
+ * Edits (insert, delete, replace, swap of neighbours) from `a` to `b` — the optimal string alignment distance —
+ * for "did you mean" (`nodeTimout` → `nodeTimeout`). Only keys of at least four characters are suggested.
+ */
+function typoDistance(a: string, b: string): number {
+  // Farther apart in length than any suggestion (and no table for a huge key).
+  if (Math.min(a.length, b.length) < 4 || Math.abs(a.length - b.length) > 2) return Infinity;
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => d[i]?.[j] ?? Infinity;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = best;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 /** Throws unless `value` is an integer in `[min, max]`. */

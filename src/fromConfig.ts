@@ -7,7 +7,7 @@
  */
 import type { RedisOptions } from 'ioredis';
 import type { RedissonOptions } from './config.js';
-import { describeValue } from './config.js';
+import { describeValue, requireOptionKeys } from './config.js';
 import { RedissonConfigError } from './errors.js';
 import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
 import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
@@ -28,6 +28,9 @@ export interface FromConfigOptions {
   /** Receives each warning (an ignored field set to a non-default value). @default process.emitWarning */
   onWarning?: (message: string) => void;
 }
+
+/** Keys of {@link FromConfigOptions}. */
+const FROM_CONFIG_KEYS = ['nameMappers', 'env', 'onWarning'] as const;
 
 /** One server address of a config, `redis://[user:password@]host:port` (`rediss://`: TLS). */
 export interface ServerAddress {
@@ -69,6 +72,12 @@ type Problem = { path: string; problem: string };
  * @example const { options, warnings } = readRedissonConfig('config/redisson.yaml');
  */
 export function readRedissonConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonConfig {
+  requireOptionKeys(options, 'fromConfig options', FROM_CONFIG_KEYS);
+  for (const key of ['nameMappers', 'env'] as const) {
+    const value: unknown = options[key];
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new TypeError(`Expected \`${key}\` to be an object, got ${describeValue(value)}`);
+  }
+  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new TypeError(`Expected \`onWarning\` to be a function, got ${describeValue(options.onWarning)}`);
   const { label, tree } = loadConfig(source, options.env ?? process.env);
   const problems: Problem[] = [];
   const warnings: string[] = [];

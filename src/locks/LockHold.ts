@@ -3,6 +3,7 @@
  * `signal` to the work it guards (aborted when the hold is lost), re-enter it with `reenter()`.
  * The Node counterpart of redlock's `using()` and of TC39 async disposables.
  */
+import { parseReenterOptions } from './holdArgs.js';
 
 /** What a hold needs from its lock. */
 export interface HoldOwner<T> {
@@ -68,7 +69,12 @@ export class LockHold<T = void> implements AsyncDisposable {
    * `leaseTime`: the lease in ms; omitted or `-1`: the watchdog.
    */
   reenter(options: { leaseTime?: number; signal?: AbortSignal } = {}): Promise<LockHold<T>> {
-    return this.#lock.reenter(this.threadId, options.leaseTime ?? -1, options.signal);
+    try {
+      const { leaseMs, owner } = parseReenterOptions(options);
+      return this.#lock.reenter(this.threadId, leaseMs, owner.signal);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** `await using hold = await lock.acquire()` releases it at the end of the block. */

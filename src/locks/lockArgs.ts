@@ -58,8 +58,12 @@ export function parseTimes(method: string, args: readonly unknown[], names: read
 const WAIT_KEYS = ['threadId', 'signal'] as const;
 const OWNER_KEYS = ['threadId'] as const;
 
-/** Throws unless `options` is a plain options object with only `accepted` keys, each valid. */
-function validateOptions(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): WaitOptions {
+/**
+ * Throws `TypeError` unless `options` is a plain options object whose own keys are all in `accepted`, with
+ * `Redisson.create`'s message (``Unknown option `x` in … (did you mean `y`?); accepted: …``). Every per-call
+ * and per-object options bag goes through it, before anything is sent.
+ */
+export function requirePlainOptions(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): void {
   if (options instanceof AbortSignal) {
     throw new TypeError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
   }
@@ -69,6 +73,11 @@ function validateOptions(options: unknown, what: string, accepted: readonly stri
     throw new TypeError(`Expected ${what} to be a plain object, got ${tag}`);
   }
   requireOptionKeys(options, what, accepted, hints);
+}
+
+/** Throws unless `options` is a plain options object with only `accepted` keys, each valid. */
+function validateOptions(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): WaitOptions {
+  requirePlainOptions(options, what, accepted, hints);
   // Each value is read once and the copy returned: a getter cannot hand the caller something unchecked.
   const { threadId, signal } = options as WaitOptions;
   const valid: WaitOptions = {};

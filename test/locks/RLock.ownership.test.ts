@@ -185,8 +185,9 @@ it('a hold\'s signal aborts with LockLostError when its lease runs out', async (
 
 it('hold options are checked before anything is sent', async () => {
   const lock = suite.clients.client().getLock(uniqueName());
-  await expect(lock.acquire({ leaseTim: 5 } as never)).rejects.toThrow(/unknown option `leaseTim`/);
-  await expect(lock.acquire({ waitTime: 5 } as never)).rejects.toThrow(/unknown option `waitTime`/);
+  await expect(lock.acquire({ leaseTim: 5 } as never)).rejects.toThrow(/^Unknown option `leaseTim` in acquire options \(did you mean `leaseTime`\?\); accepted: `leaseTime`, `signal`, `threadId`$/);
+  await expect(lock.acquire({ waitTime: 5 } as never)).rejects.toThrow(/^Unknown option `waitTime` in acquire options \(`waitTime` is an option of tryAcquire; acquire waits as long as it takes\)/);
+  await expect(lock.acquire(new Date() as never)).rejects.toThrow('Expected acquire options to be a plain object, got [object Date]');
   await expect(lock.tryAcquire({ waitTime: Number.NaN })).rejects.toBeInstanceOf(TypeError);
   await expect(lock.acquire([] as never)).rejects.toBeInstanceOf(TypeError);
 });
