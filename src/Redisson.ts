@@ -344,26 +344,30 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Redisson's `getMultiLock(locks…)`: all of `locks` (from this or other clients, on any servers), taken
    * by one owner: this client's `runInThread` flow, else the multilock object's own id.
    * Also `getMultiLock([locks…], { nodeTimeout })`.
-   * @throws RangeError without locks; TypeError when one is not a lock.
+   * @throws RangeError without locks; TypeError when one is not a lock, or on an unknown option.
+   *   The first `lock`/`tryLock` throws `DuplicateLockMemberError` when two members of different clients lock
+   *   the same key on the same server (they could never both be acquired).
    */
   getMultiLock(...locks: MultiLockMember[]): RedissonMultiLock;
   getMultiLock(locks: readonly MultiLockMember[], options?: MultiLockOptions): RedissonMultiLock;
   getMultiLock(...args: unknown[]): RedissonMultiLock {
     this.#ensureOpen();
-    const { members, options } = parseMemberArgs(args);
+    const { members, options } = parseMemberArgs('getMultiLock', args);
     return new RedissonMultiLock(this.#context, members, options);
   }
 
   /**
    * Redisson's `RedissonRedLock`: a majority of `locks`, meant for one lock on each of several independent
    * Redis servers (see {@link RedissonRedLock}). Also `getRedLock([locks…], { nodeTimeout })`.
-   * @throws RangeError without locks; TypeError when one is not a lock.
+   * @throws RangeError without locks; TypeError when one is not a lock, or on an unknown option;
+   *   `DuplicateLockMemberError` when one client's lock is given twice (the first `lock`/`tryLock` throws it
+   *   for the same key on the same server through two clients).
    */
   getRedLock(...locks: MultiLockMember[]): RedissonRedLock;
   getRedLock(locks: readonly MultiLockMember[], options?: MultiLockOptions): RedissonRedLock;
   getRedLock(...args: unknown[]): RedissonRedLock {
     this.#ensureOpen();
-    const { members, options } = parseMemberArgs(args);
+    const { members, options } = parseMemberArgs('getRedLock', args);
     return new RedissonRedLock(this.#context, members, options);
   }
 

@@ -172,3 +172,42 @@ export class NoSyncedSlavesError extends RedissonError {
   }
 }
 
+
+/**
+ * A RedLock or MultiLock was given one lock twice: two members on the same Redis key of the same server and
+ * database. Two kinds of duplicate:
+ * - one client's lock given twice (the same object, or two objects of one client for one key), which a RedLock
+ *   refuses in `getRedLock`: the owner would re-enter it, and one server would cast two votes of the majority.
+ *   A MultiLock accepts it, as Redisson does (it re-enters; every member is needed anyway).
+ * - the same key reached through two clients (two URLs such as `localhost` and `127.0.0.1`, a proxy), which
+ *   both refuse in their first `lock`/`tryLock`, before anything is sent to a member: each client writes its
+ *   own owner field, so the second member could never be acquired (a MultiLock would wait forever, a RedLock
+ *   would tolerate fewer failed servers than it counts). Found by asking each member client's server for its
+ *   `run_id` (`INFO server`, once per connection).
+ *
+ * Redisson accepts both (COMPATIBILITY.md).
+ */
+export class DuplicateLockMemberError extends RedissonError {
+  /** Positions of the two members that are one lock. */
+  readonly indexes: readonly [number, number];
+  /** The member lock's name. */
+  readonly lockName: string;
+  /** The server both reach (`run_id …, db N`), or `null` when one client made both members. */
+  readonly server: string | null;
+
+  constructor(kind: 'RedLock' | 'MultiLock', indexes: readonly [number, number], lockName: string, server: string | null) {
+    const which = `${kind} members #${indexes[0]} and #${indexes[1]} are one lock '${lockName}'`;
+    const red = kind === 'RedLock';
+    super(
+      server === null
+        ? `${which} of one client: its owner would re-enter it, and one server would cast two votes of the majority. ` +
+            'Pass each lock once, each from a client of its own, independent Redis server.'
+        : `${which} on one Redis server (${server}) through two clients: each client writes its own owner field, so the ` +
+            `second could never be acquired${red ? ' and the RedLock would tolerate fewer failed servers than it counts' : ''}. ` +
+            `Pass each lock once${red ? ', each from a client of its own, independent Redis server' : ''}.`,
+    );
+    this.indexes = indexes;
+    this.lockName = lockName;
+    this.server = server;
+  }
+}

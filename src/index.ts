@@ -48,6 +48,7 @@ export {
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
 export {
   ConnectionLostError,
+  DuplicateLockMemberError,
   IllegalStateError,
   PermitNotHeldError,
   NoSyncedSlavesError,

@@ -20,6 +20,7 @@ import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdA
 import { LockHold } from './LockHold.js';
 import { HoldLedger } from './HoldLedger.js';
 import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { registerMemberKey } from './memberIdentity.js';
 
 /** What an acquisition yields, and whose hold it is. */
 export interface Held<T> {
@@ -70,6 +71,8 @@ export abstract class BaseLock<T = void> {
     this.rawName = mapName(ctx.options.nameMapper, name);
     this.internalLockLeaseTime = ctx.options.lockWatchdogTimeout;
     this.#auto = auto ?? new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
+    // What a RedLock compares to refuse one lock given twice (memberIdentity.ts).
+    registerMemberKey(this, { ctx, rawName: this.rawName });
   }
 
   // ---- hooks a concrete lock supplies ------------------------------------------------------------

@@ -5,9 +5,10 @@
  */
 import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';
-import { QuorumError } from '../errors.js';
+import { DuplicateLockMemberError, QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
-import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { serverDuplicate } from './memberIdentity.js';
 import { acquireMembers, withTimeout, type MultiLockMember, type RoundOutcome } from './multiLockRound.js';
 
 export type { MultiLockMember } from './multiLockRound.js';
@@ -37,6 +38,10 @@ const DEFAULT_NODE_TIMEOUT_MS = 3_000;
  * the wait lasts. Times are milliseconds unless a {@link TimeUnit} follows them; `-1` means "not given".
  * Redisson's `isLocked`, `forceUnlock`, `getHoldCount` and `remainTimeToLive` throw
  * `UnsupportedOperationException` on a multilock; here they do not exist.
+ *
+ * One client's lock given twice re-enters (as in Redisson); the same key on the same server through two
+ * clients could never be acquired (two owner fields) and is refused by the first acquisition, before anything
+ * is sent, with `DuplicateLockMemberError`.
  *
  * @example
  * ```ts
@@ -166,9 +171,27 @@ export class RedissonMultiLock {
     return remainMs;
   }
 
+  /** What errors call this lock. */
+  protected get kind(): 'MultiLock' | 'RedLock' {
+    return 'MultiLock';
+  }
+
   /** Whether `unlock()` reports a member's error (MultiLock) or ignores it (RedLock). */
   protected throwsOnUnlockError(): boolean {
     return true;
+  }
+
+  /**
+   * Before an acquisition sends anything to a member: refuses members of different clients that reach one key
+   * on one server (each client's server is asked for its `run_id` once per connection), which could never both
+   * be acquired — each client writes its own owner field. A member whose server does not answer within the
+   * per-node timeout cannot be compared; the next acquisition asks again.
+   * @throws DuplicateLockMemberError naming the two members.
+   */
+  async #verifyMembers(nodeTimeoutMs: number, signal: AbortSignal): Promise<void> {
+    const duplicate = await serverDuplicate(this.#members, nodeTimeoutMs, signal);
+    if (!duplicate) return;
+    throw new DuplicateLockMemberError(this.kind, duplicate.indexes, (this.#members[duplicate.indexes[0]] as MultiLockMember).getName(), duplicate.server);
   }
 
   async #acquire(waitMs: number, leaseMs: number, options: WaitOptions, stopWhenUnreachable = false): Promise<RoundOutcome> {
@@ -181,14 +204,19 @@ export class RedissonMultiLock {
     user?.addEventListener('abort', forward, { once: true });
     const untrack = this.#host.trackWaiter((reason) => scope.abort(reason));
     try {
+      const nodeTimeoutMs = this.#nodeTimeoutFor(leaseMs);
+      const checkedFrom = performance.now();
+      await this.#verifyMembers(nodeTimeoutMs, scope.signal);
+      // The check is part of the wait: a wait given is what is left of it (at least 1 ms, still a wait).
+      const left = waitMs > 0 ? Math.max(1, waitMs - Math.floor(performance.now() - checkedFrom)) : waitMs;
       const outcome = await acquireMembers({
         members: this.#members,
         failedLocksLimit: this.failedLocksLimit(),
         lockWaitTime: (remain) => this.lockWaitTime(remain),
-        waitMs,
+        waitMs: left,
         leaseMs,
         threadId,
-        nodeTimeoutMs: this.#nodeTimeoutFor(leaseMs),
+        nodeTimeoutMs,
         signal: scope.signal,
         stopWhenUnreachable,
       });
@@ -236,15 +264,27 @@ function requireMembers(members: readonly MultiLockMember[]): readonly MultiLock
   return Object.freeze([...members]);
 }
 
+/** Keys of {@link MultiLockOptions}. */
+const OPTION_KEYS = ['nodeTimeout'] as const;
+/** What a misplaced key of `getMultiLock`'s options is meant for. */
+const OPTION_HINTS: Readonly<Record<string, string>> = {
+  waitTime: '(`waitTime` is an argument of tryLock)',
+  leaseTime: '(`leaseTime` is an argument of lock and tryLock)',
+  threadId: '(`threadId` is an option of lock, tryLock and unlock)',
+  signal: '(`signal` is an option of lock and tryLock)',
+};
+
 /**
- * Splits `getMultiLock`'s arguments: either `(lock, lock, …)` or `(locks[], options?)`.
+ * Splits `method`'s arguments (`getMultiLock` / `getRedLock`): either `(lock, lock, …)` or
+ * `(locks[], options?)`; options with a key that is not a {@link MultiLockOptions} key are a `TypeError`, as
+ * in `Redisson.create`.
  * @internal
  */
-export function parseMemberArgs(args: readonly unknown[]): { members: MultiLockMember[]; options: MultiLockOptions } {
+export function parseMemberArgs(method: string, args: readonly unknown[]): { members: MultiLockMember[]; options: MultiLockOptions } {
   const [first, second, ...rest] = args;
   if (Array.isArray(first)) {
-    if (rest.length > 0) throw new TypeError('Expected (locks[], options?) or (lock, lock, …)');
-    if (second !== undefined && (typeof second !== 'object' || second === null)) throw new TypeError('Expected options to be an object');
+    if (rest.length > 0) throw new TypeError(`${method}: expected (locks[], options?) or (lock, lock, …)`);
+    if (second !== undefined) requirePlainOptions(second, `${method} options`, OPTION_KEYS, OPTION_HINTS);
     const members: readonly unknown[] = first;
     return { members: members as MultiLockMember[], options: second ?? {} };
   }

@@ -7,7 +7,7 @@
  * that acquires within a guard was woken by the release message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Redisson, type RedissonMultiLock } from '../../src/index.js';
+import { DuplicateLockMemberError, type Redisson, type RedissonMultiLock } from '../../src/index.js';
 import { field, useNodes, within } from '../locks/multiNode.js';
 import { eventually, uniqueName } from '../support/redis.js';
 import { javaAvailable, JavaPeer } from './JavaPeer.js';
@@ -115,6 +115,32 @@ for (const version of availability.ok ? VERSIONS : []) {
       await java('redLock', name, 'unlock', [], 'holder');
       expect(await nodes.hashes(name)).toEqual([{}, {}, { [field(mine, single.threadId)]: '1' }]);
       await single.unlock();
+    });
+
+    it('duplicate members: Java counts one client\'s lock twice (a RedLock "majority" of 2 of 3 on one server) and can never take one key through two URLs; ours refuses both', async () => {
+      const name = uniqueName('interop-dup');
+      const [a, b] = nodes.servers.map((s) => s.url) as [string, string];
+      // B is held by a third party: only A can vote.
+      const third = (nodes.clients()[1] as Redisson).getLock(name);
+      await third.lock(LONG_LEASE_MS);
+      const twice = `${name}@${a},${name}@${a},${name}@${b}`;
+      expect((await peer.call('redLock', twice, 'tryLock', [-1, LONG_LEASE_MS], 'holder')).result).toBe(true);
+      const javaThread = await peer.threadId('holder');
+      const [onA] = await nodes.hashes(name);
+      expect(Object.entries(onA ?? {}).map(([f, count]) => [f.endsWith(`:${javaThread}`), count])).toEqual([[true, '2']]);
+      await peer.call('redLock', twice, 'unlock', [], 'holder');
+      expect((await nodes.hashes(name)).slice(0, 1)).toEqual([{}]);
+      // Two URLs of one server are two Java clients, two owner fields: Java's MultiLock over them never succeeds.
+      const twoUrls = `${name}@${a},${name}@${a.replace('127.0.0.1', 'localhost')}`;
+      expect((await peer.call('multiLock', twoUrls, 'tryLock', [200, 5_000], 'holder')).result).toBe(false);
+      expect((await nodes.hashes(name)).slice(0, 1)).toEqual([{}]);
+      // Ours refuses the same members before sending anything.
+      const [x, y] = nodes.clients() as [Redisson, Redisson];
+      expect(() => x.getRedLock(x.getLock(name), x.getLock(name), y.getLock(name))).toThrow(DuplicateLockMemberError);
+      const viaLocalhost = nodes.client(nodes.servers[0]?.port ?? 0, { redis: a.replace('127.0.0.1', 'localhost') });
+      await expect(x.getMultiLock(x.getLock(name), viaLocalhost.getLock(name)).tryLock(200, 5_000)).rejects.toBeInstanceOf(DuplicateLockMemberError);
+      expect((await nodes.hashes(name)).slice(0, 1)).toEqual([{}]);
+      await third.unlock();
     });
   });
 }

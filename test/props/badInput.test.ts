@@ -19,6 +19,7 @@ import {
   isWellFormed,
   loneSurrogateString,
   MAX_SAFE,
+  nonPlainObject,
   notAString,
   UNITS,
   validThreadId,
@@ -240,6 +241,78 @@ describe('bad input: typed error, zero commands, no state change', () => {
       RUNS,
     );
     expect(ran).toBe(0);
+  });
+
+  it('getMultiLock / getRedLock options: unknown keys (`nodeTimout`), non-plain objects, arrays, bad nodeTimeout', async () => {
+    const members = [client.getLock(uniqueName('m')), client.getLock(uniqueName('m')), client.getLock(uniqueName('m'))];
+    const badOptions = fc.oneof(
+      withUnknownKey(['nodeTimeout']),
+      nonPlainObject,
+      fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 2 }),
+      fc.constantFrom(null, 5, 'nodeTimeout', true),
+      badTime.filter((t) => t !== null && typeof t !== 'object').map((nodeTimeout) => ({ nodeTimeout })),
+      fc.constantFrom({ nodeTimout: 50 }, { NodeTimeout: 50 }, { leaseTime: 5_000 }, { waitTime: 100 }, { threadId: 1 }, { signal: new AbortController().signal }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom<'getMultiLock' | 'getRedLock'>('getMultiLock', 'getRedLock'), badOptions, (method, options) =>
+        rejectsQuietly(raw, () => client[method]([...members], options as never)),
+      ),
+      RUNS,
+    );
+    expect(() => client.getRedLock([...members], { nodeTimout: 50 } as never)).toThrow(
+      /^Unknown option `nodeTimout` in getRedLock options \(did you mean `nodeTimeout`\?\); accepted: `nodeTimeout`$/,
+    );
+    expect(() => client.getMultiLock([...members], { leaseTime: 5 } as never)).toThrow(/`leaseTime` is an argument of lock and tryLock/);
+  });
+
+  it('acquire / tryAcquire / withLock / hold.reenter options: unknown keys, non-plain objects, wrong types', async () => {
+    const holdKeys = ['leaseTime', 'signal', 'threadId'];
+    const badHold = (accepted: readonly string[]): fc.Arbitrary<unknown> =>
+      fc.oneof(
+        withUnknownKey(accepted),
+        nonPlainObject,
+        fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 2 }),
+        fc.constantFrom(null, 0, 'x', true),
+        badTime.filter((t) => t !== undefined).map((leaseTime) => ({ leaseTime })),
+        fc.anything({ maxDepth: 1 }).filter((v) => v !== undefined && !(v instanceof AbortSignal)).map((signal) => ({ signal })),
+      );
+    let ran = 0;
+    const work = (): number => ran++;
+    const calls = fc.oneof(
+      badHold(holdKeys).map((o) => () => lock.acquire(o as never)),
+      badHold([...holdKeys, 'waitTime']).map((o) => () => lock.tryAcquire(o as never)),
+      badHold(holdKeys).map((o) => () => lock.withLock(work, o as never)),
+      badHold(holdKeys).map((o) => () => client.withLock(HELD, work, o as never)),
+    );
+    await fc.assert(fc.asyncProperty(calls, (call) => rejectsQuietly(raw, call)), RUNS);
+    expect(ran).toBe(0);
+    // A hold's re-entry: its owner is the hold's own, so `threadId` is refused too.
+    const hold = await client.getLock(uniqueName('reenter')).acquire({ leaseTime: 60_000 });
+    try {
+      await fc.assert(fc.asyncProperty(fc.oneof(badHold(['leaseTime', 'signal']), fc.constant({ threadId: 1 })), (o) => rejectsQuietly(raw, () => hold.reenter(o as never))), RUNS);
+      await expect(hold.reenter({ leaseTim: 5 } as never)).rejects.toThrow(/^Unknown option `leaseTim` in reenter options \(did you mean `leaseTime`\?\)/);
+    } finally {
+      await hold.release();
+    }
+  });
+
+  it('fromConfig options: unknown keys (`onWarnings`), wrong types; no connection is opened', async () => {
+    const config = { singleServerConfig: { address: `redis://127.0.0.2:${suite.redis.port}` } };
+    const badOptions = fc.oneof(
+      withUnknownKey(['nameMappers', 'env', 'onWarning']),
+      fc.constantFrom({ onWarnings: () => undefined }, { enviroment: {} }, { nameMapper: {} }, { onWarning: 5 }, { env: 'x' }, { nameMappers: [] }, null, [], 'env'),
+    );
+    await fc.assert(
+      fc.asyncProperty(badOptions, (options) =>
+        rejectsQuietly(raw, () => {
+          const created = Redisson.fromConfig(config, options as never);
+          void created.shutdown(); // only reached when the bad options were accepted; the assertion fails then
+          return created;
+        }, TypeError),
+      ),
+      RUNS,
+    );
+    expect(() => Redisson.fromConfig(config, { onWarnings: () => undefined } as never)).toThrow(/^Unknown option `onWarnings` in fromConfig options \(did you mean `onWarning`\?\)/);
   });
 
   it('Redisson.create: unknown keys, wrong types, out-of-range values; no connection is opened', async () => {
