@@ -96,8 +96,14 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
 
   for (let i = 0; i < n; i++) {
     const member = members[i] as MultiLockMember;
+    // Enough members are held already (a RedLock's majority): whatever this member answers, the acquisition
+    // succeeds. Redisson still gives it its whole wait slice, so a waiter woken by a release and granted a
+    // majority at once would then sit out that slice (1500 ms in lock(): its n × 1500 ms round split n ways)
+    // on a member nobody releases. One attempt instead: a free member is taken as before, a held one answers
+    // at once.
+    const quorum = acquired >= n - limit;
     // Both times absent: a plain single attempt with the watchdog, as Redisson's `lock.tryLock()`.
-    const wait = p.waitMs <= 0 && p.leaseMs <= 0 ? -1 : Math.floor(Math.min(slice, remain));
+    const wait = p.waitMs <= 0 && p.leaseMs <= 0 ? -1 : quorum ? 0 : Math.floor(Math.min(slice, remain));
     let granted = false;
     try {
       granted = await askMember(member, wait, p, (signal) => withoutLeaseNotice(() => member.tryLock(wait, memberLease, MS, { threadId, signal })));

@@ -104,6 +104,35 @@ describe('RedLock: the majority', () => {
   });
 });
 
+describe('RedLock: a waiter is served by the release', () => {
+  it('granted a majority by a release, it takes one attempt at each member left instead of waiting out its slice', async () => {
+    const name = uniqueName('red');
+    // X holds D and E and never releases them; H holds A, B and C, a majority.
+    const others = nodes.clients();
+    const [d, e] = [3, 4].map((i) => (others[i] as Redisson).getLock(name)) as [RLock, RLock];
+    await d.lock();
+    await e.lock();
+    const holder = redLock(nodes.clients(), name);
+    expect(await holder.tryLock(-1, 60_000)).toBe(true);
+    // W's wait is 150 s, so each member's slice is 30 s: only the release can serve W within the guard below.
+    const clients = nodes.clients();
+    const waiter = redLock(clients, name);
+    const waiting = waiter.tryLock(150_000, 60_000);
+    await eventually(async () => (await nodes.subscribers(name))[0] === 1, 10_000, 'W waiting on A');
+    await holder.unlock();
+    // Woken on A, W takes A, B and C: a majority, with D and E still X's. It asks D once and is done;
+    // before, it waited out D's 30 s slice first.
+    expect(await within(waiting, 10_000, 'the waiter after the release')).toBe(true);
+    const mine = (i: number): Record<string, string> => ({ [field(clients[i] as Redisson, waiter.threadId)]: '1' });
+    const xs = (i: number, lock: RLock): Record<string, string> => ({ [field(others[i] as Redisson, lock.threadId)]: '1' });
+    expect(await nodes.hashes(name)).toEqual([mine(0), mine(1), mine(2), xs(3, d), xs(4, e)]);
+    await waiter.unlock();
+    await d.unlock();
+    await e.unlock();
+    for (let i = 0; i < 5; i++) expect(await raw(i).exists(name)).toBe(0);
+  });
+});
+
 describe('RedLock: faults', () => {
   it('lost reply: a node whose acquire ran but whose reply was dropped is still released', async () => {
     const name = uniqueName('red');
@@ -117,6 +146,9 @@ describe('RedLock: faults', () => {
       expect(await viaProxy.getLock(name).tryLock({ threadId: 1 })).toBe(true);
       await viaProxy.getLock(name).unlock({ threadId: 1 });
       const red = (clients[0] as Redisson).getRedLock(members, { nodeTimeout: 30_000 });
+      // And the RedLock's first acquisition, which asks each member's server who it is (duplicate check).
+      expect(await red.tryLock(-1, LEASE)).toBe(true);
+      await red.unlock();
       proxy.replyDelayMs = 60_000;
       const attempt = red.tryLock(-1, LEASE);
       // C ran the script (its hash has our field) but the reply is held back: drop the socket now.
