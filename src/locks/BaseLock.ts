@@ -437,6 +437,8 @@ export abstract class BaseLock<T = void> {
     if (doubt) await doubt;
     const leaseAfter = this.internalLockLeaseTime;
     let result: unknown;
+    // Until this unlock's outcome is in, a renewal finding the field gone may be seeing this very unlock.
+    renewal.releasing(kind, this.rawName, field);
     try {
       result = await this.#unlockOnce(field, threadId);
     } catch (error) {
