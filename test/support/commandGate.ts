@@ -33,18 +33,22 @@ export function scriptSha(id: LuaScriptId): string {
   return createHash('sha1').update(LUA_SCRIPTS[id].source).digest('hex');
 }
 
+/** ioredis' `Redis#sendCommand`, as far as the gate uses it. */
+type SendCommand = (command: { readonly name: string; readonly args: readonly unknown[] }, stream?: unknown) => unknown;
+
 export class CommandGate {
   readonly #redis: Redis;
-  readonly #original: Redis['sendCommand'];
+  readonly #hadOwn: boolean;
   readonly #held: HeldCommand[] = [];
   readonly #waiting: Array<(held: HeldCommand) => void> = [];
 
   private constructor(redis: Redis, match: (name: string, args: readonly unknown[]) => boolean) {
     this.#redis = redis;
-    this.#original = redis.sendCommand;
-    const original = this.#original.bind(redis);
-    redis.sendCommand = ((command: Parameters<Redis['sendCommand']>[0], stream?: unknown) => {
-      if (!match(command.name, command.args)) return original(command, stream as never);
+    this.#hadOwn = Object.hasOwn(redis, 'sendCommand');
+    const target = redis as unknown as { sendCommand: SendCommand };
+    const original: SendCommand = target.sendCommand.bind(redis);
+    target.sendCommand = (command, stream) => {
+      if (!match(command.name, command.args)) return original(command, stream);
       const sendGate = defer<void>();
       const arrived = defer<{ ok: boolean; value: unknown }>();
       const deliverGate = defer<void>();
@@ -57,8 +61,8 @@ export class CommandGate {
       });
       return (async () => {
         await sendGate.promise;
-        const reply = await (original(command, stream as never) as Promise<unknown>).then(
-          (value) => ({ ok: true, value }),
+        const reply = await Promise.resolve(original(command, stream)).then(
+          (value: unknown) => ({ ok: true, value }),
           (value: unknown) => ({ ok: false, value }),
         );
         arrived.resolve(reply);
@@ -66,7 +70,7 @@ export class CommandGate {
         if (!reply.ok) throw reply.value;
         return reply.value;
       })();
-    }) as Redis['sendCommand'];
+    };
   }
 
   /** Holds every command of `redis` for which `match(name, args)` is true, until uninstalled. */
@@ -89,7 +93,8 @@ export class CommandGate {
 
   /** Stops intercepting; commands already held stay held until sent and delivered. */
   uninstall(): void {
-    this.#redis.sendCommand = this.#original;
+    // The instance had no method of its own: the prototype's is used again.
+    if (!this.#hadOwn) delete (this.#redis as { sendCommand?: unknown }).sendCommand;
   }
 
   #hold(held: HeldCommand): void {
