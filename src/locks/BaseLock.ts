@@ -18,6 +18,7 @@ import { Canceller } from '../wait/AbortScope.js';
 import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { LockHold } from './LockHold.js';
+import { watchLease } from './leaseWatch.js';
 import { HoldLedger } from './HoldLedger.js';
 import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 
@@ -391,8 +392,8 @@ export abstract class BaseLock<T = void> {
     const lost = new AbortController();
     const abort = (): void => lost.abort(new LockLostError(this.#name, this.ctx.id, held.threadId));
     const unwatch = this.ctx.watchLoss(this.rawName, this.fieldName(held.threadId), abort);
-    // A leased hold is lost when its lease runs out (no watchdog extends it).
-    const timer = leaseMs > 0 ? setTimeout(abort, Math.min(leaseMs, 2 ** 31 - 1)).unref() : undefined;
+    // A leased hold is lost when its lease has run out in Redis (no watchdog extends it).
+    const stopLease = leaseMs > 0 ? watchLease(this.ctx.executor, this.rawName, this.fieldName(held.threadId), leaseMs, abort) : undefined;
     const owner = {
       getName: () => this.#name,
       unlock: (o: { threadId: number }) => this.unlock(o),
@@ -403,7 +404,7 @@ export abstract class BaseLock<T = void> {
     };
     return new LockHold<T>(owner, held.threadId, held.value, lost, () => {
       unwatch();
-      clearTimeout(timer);
+      stopLease?.();
     });
   }
 
