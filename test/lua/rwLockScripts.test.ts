@@ -224,18 +224,22 @@ describe('writeUnlockInner', () => {
     expect(messages).toEqual(['1']);
   });
 
-  it('downgrades to mode=read without publishing when its owner still reads', async () => {
+  it('downgrades to mode=read when its owner still reads, and publishes 1 (not Redisson: it publishes nothing there)', async () => {
     const name = uniqueName('rw');
     const messages = await messagesOf(name);
     await writeLock(name, 30_000, meWrite);
     await readLock(name, 30_000, me);
-    expect(await writeUnlock(name, 30_000, meWrite)).toBe(1);
+    const latch = unlockLatchName(name, latchId());
+    expect(await writeUnlock(name, 30_000, meWrite, latch)).toBe(1);
     expect(await redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
+    await ttlBetween(name, 29_000, 30_000); // the read hold's lease, untouched
+    expect(await redis.get(latch)).toBe('1');
+    // The subscriber got the downgrade's READ_UNLOCK_MESSAGE, before the marker sent after it.
+    await redis.publish(readWriteLockChannelName(name), 'marker');
+    await eventually(() => messages.length === 2, 5_000, 'the message and the marker');
+    expect(messages).toEqual(['1', 'marker']);
     expect(await readLock(name, 30_000, other)).toBeNull(); // others may read now
     expect(await writeLock(name, 30_000, meWrite)).toBeGreaterThan(0); // but nobody writes
-    await redis.publish(readWriteLockChannelName(name), 'marker');
-    await eventually(() => messages.length === 1, 5_000, 'the marker');
-    expect(messages).toEqual(['marker']);
   });
 
   it('returns nil in read mode and for another owner; publishes 1 and returns nil for a missing hash', async () => {
