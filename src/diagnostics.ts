@@ -62,7 +62,10 @@ export interface WaitContext extends DiagnosticsTarget {
 
 /** Context of `redisson-ts:release`. */
 export interface ReleaseContext extends DiagnosticsTarget {
-  /** Set at `asyncEnd`: true when the object was released (a lock's last hold: the key deleted, waiters woken). */
+  /**
+   * Set at `asyncEnd`: true when the object was released — a lock's last hold of this owner: the key deleted
+   * and waiters woken, or (a read lock) the owner's field removed while other owners keep the lock.
+   */
   released: boolean;
   /** Set at `asyncEnd` of a lock's last release: ms since the owner's first acquisition (when it was traced). */
   heldMs?: number;

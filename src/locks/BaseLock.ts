@@ -22,6 +22,19 @@ import { watchLease } from './leaseWatch.js';
 import { HoldLedger } from './HoldLedger.js';
 import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 
+/**
+ * The unlock reply under which the owner still holds the lock: its count was decremented. Every other
+ * non-null reply ends the owner's hold — the lock released (`1`), or {@link OWNER_LEFT}.
+ */
+const STILL_HELD = 0;
+/** The lock was released: deleted, its release published. */
+const RELEASED = 1;
+/**
+ * The owner's last hold is gone but the lock stays held by others (a reader leaving other readers, or its own
+ * write hold). Our read-unlock script's own reply; Redisson's answers `0`, as for a decremented count.
+ */
+const OWNER_LEFT = 2;
+
 /** What an acquisition yields, and whose hold it is. */
 export interface Held<T> {
   readonly value: T;
@@ -80,7 +93,8 @@ export abstract class BaseLock<T = void> {
 
   /**
    * One run of the unlock script for `field`, through `executor.eval(…, 'idempotent')` (its latch makes a
-   * re-sent run harmless). Resolves `1` released, `0` still held (count decremented), `null` not held.
+   * re-sent run harmless). Resolves `1` released, `0` still held by this owner (count decremented), `2` this
+   * owner's hold is gone while others still hold the lock (a read lock: see {@link OWNER_LEFT}), `null` not held.
    */
   protected abstract unlockInner(field: string, latch: string, latchTtl: number, threadId: number): Promise<unknown>;
 
@@ -263,7 +277,14 @@ export abstract class BaseLock<T = void> {
         throw error;
       }
     }
-    await this.release(named ?? this.threadId);
+    // Each unlock without a named owner takes the oldest hold no other unlock in flight is releasing: two
+    // flows reading through one shared object and unlocking at once release one hold each.
+    const claimed = named === undefined ? this.#auto.claim() : undefined;
+    try {
+      await this.release(named ?? claimed ?? this.threadId);
+    } finally {
+      if (claimed !== undefined) this.#auto.unclaim(claimed);
+    }
   }
 
   /**
@@ -426,7 +447,8 @@ export abstract class BaseLock<T = void> {
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   protected release(threadId: number): Promise<void> {
-    return traceRelease(this.#trace(threadId), (r) => r === 1, () => this.#release(threadId)).then(() => undefined);
+    // The owner's hold ends (its hold time is reported) on a release, and when it left others holding.
+    return traceRelease(this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
   }
 
   async #release(threadId: number): Promise<unknown> {
@@ -447,14 +469,16 @@ export abstract class BaseLock<T = void> {
       this.internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     }
-    if (result !== 0) this.#auto.released(threadId);
+    // Only STILL_HELD keeps this owner's hold: "the lock stays held" (OWNER_LEFT) is someone else's hold.
+    if (result !== STILL_HELD) this.#auto.released(threadId);
     if (result !== null) {
       renewal.remove(kind, this.rawName, field);
-      holds.unlocked(key, result, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
-      if (result === 1) this.internalLockLeaseTime = config.lockWatchdogTimeout;
+      holds.unlocked(key, result === STILL_HELD, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
+      // As Redisson, whose reply is a Boolean: only a released lock resets the lease (its OWNER_LEFT is 0).
+      if (result === RELEASED) this.internalLockLeaseTime = config.lockWatchdogTimeout;
       return result;
     }
-    holds.unlocked(key, null, 0);
+    holds.unlocked(key, false, 0);
     this.internalLockLeaseTime = config.lockWatchdogTimeout;
     // nil: this owner does not hold the lock. If the watchdog was renewing it (or already found it gone),
     // the lock was lost rather than never taken: say so, and report it once.
