@@ -9,6 +9,8 @@ import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor, type RedisConnection } from './commands.js';
 import { isClusterInstance, keySlot } from './cluster.js';
+import { requireOneSlot } from './clusterNames.js';
+import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
@@ -101,6 +103,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #waiters = new Set<(reason: Error) => void>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
+  // Redis Cluster: the keyPrefix every key and channel gets, for the one-slot check of names; null elsewhere.
+  readonly #slotPrefix: string | null;
   #shutdown: Promise<void> | null = null;
   #shortLeaseWarned = false;
 
@@ -138,6 +142,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
     this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
+    this.#slotPrefix = cluster ? keyPrefix : null;
     // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
     const subscriber: RedisConnection = cluster
       ? new Cluster(cluster.nodes, cluster.subscriber)
@@ -261,10 +266,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Each returned object has its own thread id unless a `runInThread` flow or an explicit `threadId` says
    * otherwise (see README, "Thread identity in Node").
    * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getLock(name: string): RLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getLock', 'RLock', name);
     return new RLock(this.#context, name);
   }
 
@@ -272,10 +280,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Redisson's `getFencedLock(name)` (3.19.0+): a reentrant lock whose every acquisition draws a fencing
    * token from `redisson_lock_token:{name}` (see {@link RedissonFencedLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getFencedLock(name: string): RedissonFencedLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getFencedLock', 'FencedLock', name);
     return new RedissonFencedLock(this.#context, name);
   }
 
@@ -285,11 +296,14 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @param backOff default `LockOptions.defaults()`: exponential, 1 ms doubling to 128 ms, with jitter.
    * @throws TypeError | RangeError when `name` is not a non-empty string, TypeError when `backOff` has no `create()`.
    * @example client.getSpinLock('job', new ConstantBackOff().delay(10))
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getSpinLock(name: string, backOff?: BackOff): RedissonSpinLock {
     requireName(name);
     const policy = backOff === undefined ? LockOptions.defaults() : requireBackOff(backOff);
     this.#ensureOpen();
+    this.#requireOneSlot('getSpinLock', 'SpinLock', name);
     return new RedissonSpinLock(this.#context, name, policy);
   }
 
@@ -297,10 +311,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Redisson's `getNonReentrantLock(name)` (4.4.0+): an RLock its owner cannot take twice; a second
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantLock(name: string): RedissonNonReentrantLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getNonReentrantLock', 'NonReentrantLock', name);
     return new RedissonNonReentrantLock(this.#context, name);
   }
 
@@ -309,10 +326,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * (see {@link RedissonFairLock}). Waiters queue in `redisson_lock_queue:{name}`.
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const lock = client.getFairLock('payouts'); await lock.lock();
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getFairLock(name: string): RedissonFairLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getFairLock', 'FairLock', name);
     return new RedissonFairLock(this.#context, name);
   }
 
@@ -320,10 +340,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Redisson's `getNonReentrantFairLock(name)` (4.4.0+): a fair lock its owner cannot take twice; a second
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantFairLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantFairLock(name: string): RedissonNonReentrantFairLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getNonReentrantFairLock', 'NonReentrantFairLock', name);
     return new RedissonNonReentrantFairLock(this.#context, name);
   }
 
@@ -333,10 +356,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * act for one owner (its thread id) unless a `runInThread` flow or an explicit `threadId` says otherwise.
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const rw = client.getReadWriteLock('catalog'); await rw.writeLock().lock();
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getReadWriteLock(name: string): RedissonReadWriteLock {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getReadWriteLock', 'ReadWriteLock', name);
     return new RedissonReadWriteLock(this.#context, name);
   }
 
@@ -376,10 +402,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * have no owner: any object (or Java client) may release them.
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const slots = client.getSemaphore('slots'); await slots.trySetPermits(3);
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getSemaphore(name: string): RSemaphore {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getSemaphore', 'Semaphore', name);
     return new RSemaphore(this.#context, name);
   }
 
@@ -388,10 +417,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * wire-identical to Java's `RPermitExpirableSemaphore` (Redisson ≥ 3.23.4; single permits ≥ 3.17.0).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const seats = client.getPermitExpirableSemaphore('seats'); const id = await seats.acquire(30, TimeUnit.SECONDS);
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getPermitExpirableSemaphore', 'PermitExpirableSemaphore', name);
     return new RPermitExpirableSemaphore(this.#context, name);
   }
 
@@ -399,10 +431,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * Redisson's `getCountDownLatch(name)`: a count-down latch, wire-identical to Java's `RCountDownLatch`.
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const done = client.getCountDownLatch('done'); await done.trySetCount(2); await done.await();
+   * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
+   *   hash slot (README, "Redis Cluster"); nothing is sent.
    */
   getCountDownLatch(name: string): RCountDownLatch {
     requireName(name);
     this.#ensureOpen();
+    this.#requireOneSlot('getCountDownLatch', 'CountDownLatch', name);
     return new RCountDownLatch(this.#context, name);
   }
 
@@ -474,6 +509,11 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
 
   #ensureOpen(): void {
     if (this.#shutdown) throw new RedissonShutdownError();
+  }
+
+  /** In a cluster: refuses a name whose keys and channels would not share one slot (nothing is sent). */
+  #requireOneSlot(method: string, primitive: NamedPrimitive, name: string): void {
+    if (this.#slotPrefix !== null) requireOneSlot(method, primitive, name, this.#options.nameMapper, this.#slotPrefix);
   }
 
   // Once per client: `lock(30)` is a 30 ms lease here as in Redisson, rarely what a caller porting

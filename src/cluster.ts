@@ -23,7 +23,10 @@ function crc16(bytes: Uint8Array): number {
   return crc;
 }
 
-/** The cluster slot of `key`: its first non-empty `{…}` hash tag, else the whole key. */
+/**
+ * The cluster slot of `key`, as Redis computes it: the text between its first `{` and the first `}` after
+ * that, when that text is not empty; else the whole key.
+ */
 export function keySlot(key: string | Buffer): number {
   const bytes = typeof key === 'string' ? Buffer.from(key) : key;
   const open = bytes.indexOf(0x7b);
@@ -32,6 +35,23 @@ export function keySlot(key: string | Buffer): number {
     if (close > open + 1) return crc16(bytes.subarray(open + 1, close)) % CLUSTER_SLOTS;
   }
   return crc16(bytes) % CLUSTER_SLOTS;
+}
+
+/** The hash tag Redis hashes `key` by (see {@link keySlot}), or null when it hashes the whole key. */
+export function hashTag(key: string): string | null {
+  const open = key.indexOf('{');
+  if (open < 0) return null;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : null;
+}
+
+/**
+ * The slot of every key `head + rest` where `rest` has no brace, or null when `rest` can change it: unless
+ * `head` holds a complete, non-empty hash tag, Redis hashes the whole key, `rest` included. (UTF-8 never
+ * encodes `{` or `}` inside another character, so string indexes find the same braces Redis does in bytes.)
+ */
+export function headSlot(head: string): number | null {
+  return hashTag(head) === null ? null : keySlot(head);
 }
 
 /** Whether `value` is an ioredis `Cluster` (also one from another copy of ioredis). */

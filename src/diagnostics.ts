@@ -62,7 +62,10 @@ export interface WaitContext extends DiagnosticsTarget {
 
 /** Context of `redisson-ts:release`. */
 export interface ReleaseContext extends DiagnosticsTarget {
-  /** Set at `asyncEnd`: true when the object was released (a lock's last hold: the key deleted, waiters woken). */
+  /**
+   * Set at `asyncEnd`: true when the object was released — a lock's last hold of this owner: the key deleted
+   * and waiters woken, or (a read lock) the owner's field removed while other owners keep the lock.
+   */
   released: boolean;
   /** Set at `asyncEnd` of a lock's last release: ms since the owner's first acquisition (when it was traced). */
   heldMs?: number;
@@ -190,7 +193,12 @@ export function traceRelease<R>(target: DiagnosticsTarget, released: (result: R)
   }, context);
 }
 
-/** Traces one watchdog batch; `run` resolves with 1 (renewed) or 0 (gone) per lock. */
+/**
+ * Traces one watchdog batch; `run` resolves with 1 (renewed) or 0 (gone) per lock. Returns `run()`'s own
+ * promise: the events are published from a reaction registered on it before the caller's, so they precede
+ * the scheduler's handling of the result (as with `tracePromise`) without the three promise hops
+ * `tracePromise` and an async wrapper would add — observing a batch must not delay what it reports.
+ */
 export function traceRenewal(
   kind: string,
   locks: ReadonlyArray<{ readonly rawName: string; readonly field: string }>,
@@ -198,12 +206,39 @@ export function traceRenewal(
 ): Promise<number[]> {
   if (!renewalChannel.hasSubscribers) return run();
   const context: RenewalContext = { kind, locks: locks.map((l) => ({ rawName: l.rawName, field: l.field })), renewed: 0, gone: 0 };
-  return renewalChannel.tracePromise(async () => {
-    const results = await run();
-    for (const r of results) if (r === 1) context.renewed++;
-    else context.gone++;
-    return results;
-  }, context);
+  const { start, end, asyncStart, asyncEnd, error } = renewalChannel;
+  const settled = (): void => {
+    asyncStart.publish(context);
+    asyncEnd.publish(context);
+  };
+  // What `tracePromise` does (stores bound on `start`, `end` after the call, `error` then async events on
+  // rejection), on the caller's promise instead of a derived one.
+  return start.runStores(context, () => {
+    let promise: Promise<number[]>;
+    try {
+      promise = run();
+    } catch (thrown) {
+      context.error = thrown;
+      error.publish(context);
+      throw thrown;
+    } finally {
+      end.publish(context);
+    }
+    promise.then(
+      (results) => {
+        for (const r of results) if (r === 1) context.renewed++;
+        else context.gone++;
+        context.result = results;
+        settled();
+      },
+      (failure: unknown) => {
+        context.error = failure;
+        error.publish(context);
+        settled();
+      },
+    );
+    return promise;
+  });
 }
 
 /** Traces the client's handling of a lost lock (`report`: abort the holds' signals, emit `lockLost`). */

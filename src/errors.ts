@@ -211,3 +211,70 @@ export class DuplicateLockMemberError extends RedissonError {
     this.server = server;
   }
 }
+
+/** One key or channel of a {@link CrossSlotNameError}: where Redis Cluster would put it. */
+export interface PlacedName {
+  readonly type: 'key' | 'channel';
+  /** What it is: `the lock hash`, `the latch channel`, `unlock latches`, … */
+  readonly role: string;
+  /** The name as sent (ioredis `keyPrefix` included); for names completed at run time, their fixed head. */
+  readonly name: string;
+  /** What completes {@link name} at run time (`<request id>`), when only its head is fixed. */
+  readonly rest?: string;
+  /** The hash tag Redis hashes it by; null when it hashes the whole name. */
+  readonly tag: string | null;
+  /** Its slot; null when the text completing it at run time decides (no fixed slot). */
+  readonly slot: number | null;
+}
+
+/**
+ * Redis Cluster only: the keys and channels a primitive would use for this name do not all hash to one slot,
+ * so its scripts would fail with `CROSSSLOT` (or a channel would live on another master). Thrown by the
+ * client's `get…(name)` before anything is sent; a single server or Sentinel has no slots and takes the name.
+ * Redisson builds its names with `{name}` unless the name already has a `{`, so a name whose own braces do not
+ * form one complete, non-empty hash tag (`a{b`, `x{}y`, `a}b`), or a CountDownLatch name with any brace (its
+ * channel always wraps the whole name in braces), splits the primitive. Carries where each name would go and,
+ * when one exists, a name that fits. Java Redisson sends such names and fails with `CROSSSLOT` (COMPATIBILITY.md).
+ */
+export class CrossSlotNameError extends RedissonError {
+  /** The name given to `get…`. */
+  readonly objectName: string;
+  /** The primitive: `RLock`, `FairLock`, `CountDownLatch`, … */
+  readonly primitive: string;
+  /** Every key and channel the primitive uses for the name, with its slot. */
+  readonly names: readonly PlacedName[];
+  /** A name that fits (all keys and channels in one slot), or null when no simple rewrite does. */
+  readonly suggestion: string | null;
+
+  constructor(method: string, objectName: string, primitive: string, names: readonly PlacedName[], suggestion: string | null, keyPrefix: string) {
+    const where = (n: PlacedName): string => {
+      const shown = `${n.type} \`${n.name}${n.rest ?? ''}\` (${n.role})`;
+      if (n.slot === null) return `${shown} has no fixed slot: ${wholeKeyReason(n.name)}, so Redis hashes each whole name, ${n.rest ?? ''} included`;
+      return `${shown} is in slot ${n.slot} (${n.tag === null ? `${wholeKeyReason(n.name)}: the whole name is hashed` : `hash tag \`${n.tag}\``})`;
+    };
+    const prefixed = keyPrefix === '' ? '' : ` (ioredis keyPrefix '${keyPrefix}' included)`;
+    const fix =
+      suggestion !== null
+        ? `Use a name whose keys and channels share one slot, such as '${suggestion}'.`
+        : keyPrefix !== ''
+          ? `No rewrite of this name fits under keyPrefix '${keyPrefix}', which sits outside the braces Redisson adds; prefix names with \`nameMapper\` instead (as Java Redisson clients do).`
+          : 'Use a name with one complete, non-empty hash tag, or none.';
+    super(
+      `${method}('${objectName}'): in a Redis Cluster every key and channel a ${primitive} uses must share one hash slot, ` +
+        `and for this name they would not${prefixed}: ${names.map(where).join('; ')}. Its scripts would fail with CROSSSLOT. ${fix}`,
+    );
+    this.objectName = objectName;
+    this.primitive = primitive;
+    this.names = names;
+    this.suggestion = suggestion;
+  }
+}
+
+/** Why Redis hashes all of `name` (or all of every name it heads): it has no usable hash tag. */
+function wholeKeyReason(name: string): string {
+  const open = name.indexOf('{');
+  if (open < 0) return 'it has no hash tag';
+  if (name[open + 1] === '}') return 'its first hash tag `{}` is empty';
+  if (name.indexOf('}', open + 1) < 0) return `its \`{\` is never closed`;
+  return 'it has no usable hash tag';
+}

@@ -48,6 +48,7 @@ export {
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
 export {
   ConnectionLostError,
+  CrossSlotNameError,
   DuplicateLockMemberError,
   IllegalStateError,
   PermitNotHeldError,
@@ -61,6 +62,7 @@ export {
   RedissonShutdownError,
   RedissonConfigError,
   type NodeVote,
+  type PlacedName,
 } from './errors.js';
 export { identityNameMapper, lockChannelName, prefixName, suffixName, unlockLatchName, type NameMapper } from './keys.js';
 export { NEW_COUNT_MESSAGE, READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE, ZERO_COUNT_MESSAGE } from './pubsub/wakePolicies.js';

@@ -104,3 +104,94 @@ export function permitExpirableTimeoutName(rawName: string): string {
 export function countDownLatchChannelName(rawName: string): string {
   return `redisson_countdownlatch__channel__{${rawName}}`;
 }
+
+// ---- every name of one primitive, for Redis Cluster's one-slot rule -----------------------------------
+
+/** The primitives whose names the client checks in a cluster (the `get…` methods' objects). */
+export type NamedPrimitive =
+  | 'RLock'
+  | 'FencedLock'
+  | 'SpinLock'
+  | 'NonReentrantLock'
+  | 'FairLock'
+  | 'NonReentrantFairLock'
+  | 'ReadWriteLock'
+  | 'Semaphore'
+  | 'PermitExpirableSemaphore'
+  | 'CountDownLatch';
+
+/**
+ * One key or channel a primitive uses: the whole name, or — when it ends with text known only at run time
+ * (an owner field, a request id, a hold number; never containing a brace) — its fixed `head`, with `rest`
+ * saying what follows.
+ */
+export interface UsedName {
+  readonly type: 'key' | 'channel';
+  /** What it is, for messages: `the lock hash`, `unlock latches`, … */
+  readonly role: string;
+  /** The whole name, or the head of names completed at run time. */
+  readonly name: string;
+  /** What completes {@link name} at run time (`<request id>`); absent for a whole name. */
+  readonly rest?: string;
+}
+
+const head = (type: UsedName['type'], role: string, name: string, rest: string): UsedName => ({ type, role, name, rest });
+
+/**
+ * Every key and channel one script call or subscription of `primitive` named `rawName` may touch, built with
+ * the functions above (so this list follows any change to them): in a Redis Cluster they must all hash to one
+ * slot — a script's KEYS (channels included: they are passed in KEYS for the publish) must, and a sharded
+ * channel lives on its slot's master.
+ */
+export function usedNames(primitive: NamedPrimitive, rawName: string): readonly UsedName[] {
+  const hash: UsedName = { type: 'key', role: 'the lock hash', name: rawName };
+  const latch = head('key', 'unlock latches', unlockLatchName(rawName, ''), '<request id>');
+  const lockChannel: UsedName = { type: 'channel', role: 'the unlock channel', name: lockChannelName(rawName) };
+  switch (primitive) {
+    case 'RLock':
+    case 'NonReentrantLock':
+      return [hash, lockChannel, latch];
+    case 'FencedLock':
+      return [hash, { type: 'key', role: 'the token counter', name: fencedLockTokenName(rawName) }, lockChannel, latch];
+    case 'SpinLock':
+      // Its waiters back off instead of subscribing, and its unlock publishes nothing.
+      return [hash, latch];
+    case 'FairLock':
+    case 'NonReentrantFairLock':
+      return [
+        hash,
+        { type: 'key', role: 'the waiting queue', name: fairLockQueueName(rawName) },
+        { type: 'key', role: 'the waiters\u2019 deadlines', name: fairLockTimeoutName(rawName) },
+        lockChannel,
+        head('channel', 'waiters\u2019 own channels', fairLockWaiterChannelName(rawName, ''), '<clientId>:<threadId>'),
+        latch,
+      ];
+    case 'ReadWriteLock': {
+      // A read hold's lease keys are `<prefix>:<field>:rwlock_timeout:<k>`; the prefix alone is a KEYS entry too.
+      const leases = suffixName(rawName, '');
+      return [
+        { type: 'key', role: 'the lock hash', name: rawName },
+        { type: 'channel', role: 'the lock channel', name: readWriteLockChannelName(rawName) },
+        { type: 'key', role: 'the read lease key prefix', name: leases.slice(0, -1) },
+        head('key', 'read lease keys', leases, '<clientId>:<threadId>:rwlock_timeout:<n>'),
+        latch,
+      ];
+    }
+    case 'Semaphore':
+      return [
+        { type: 'key', role: 'the permits', name: rawName },
+        { type: 'channel', role: 'the semaphore channel', name: semaphoreChannelName(rawName) },
+      ];
+    case 'PermitExpirableSemaphore':
+      return [
+        { type: 'key', role: 'the permits', name: rawName },
+        { type: 'key', role: 'the leases', name: permitExpirableTimeoutName(rawName) },
+        { type: 'channel', role: 'the semaphore channel', name: semaphoreChannelName(rawName) },
+      ];
+    case 'CountDownLatch':
+      return [
+        { type: 'key', role: 'the latch', name: rawName },
+        { type: 'channel', role: 'the latch channel', name: countDownLatchChannelName(rawName) },
+      ];
+  }
+}

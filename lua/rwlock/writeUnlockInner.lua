@@ -10,7 +10,9 @@
 -- ARGV[5]  latch TTL in ms
 -- Returns  0 still held (count decremented, hash re-expired to ARGV[2]);
 --          1 write lock released: the hash is deleted and ARGV[1] published, or — when the same owner
---          still holds read locks — mode becomes `read` (the downgrade) and nothing is published;
+--          still holds read locks — mode becomes `read` (the downgrade) and ARGV[1] is published too, so
+--          that readers parked behind the writer enter now (Redisson publishes nothing on a downgrade, and
+--          its readers sleep until the lease runs out: a deliberate deviation, COMPATIBILITY.md);
 --          nil when ARGV[3] does not hold the write lock, or the hash is gone (then ARGV[1] is published).
 --          A latch already set by this request id is returned as is and nothing else happens.
 local rcall = redis.call
@@ -40,8 +42,10 @@ if rcall('hlen', lock) == 1 then
   rcall('del', lock)
   rcall(publish, channel, message)
 else
-  -- Only this owner's read holds remain: they keep the lock, now shared.
+  -- Only this owner's read holds remain: they keep the lock, now shared, which every parked reader may
+  -- enter. Redisson stays silent here; READ_UNLOCK_MESSAGE wakes all waiters, Java's included.
   rcall('hset', lock, 'mode', 'read')
+  rcall(publish, channel, message)
 end
 rcall('set', latch, 1, 'px', latchTtl)
 return 1

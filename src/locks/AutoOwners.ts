@@ -8,7 +8,8 @@
  *   behaves exactly as one Java thread;
  * - an acquisition while the object already holds or is acquiring gets a fresh owner id, so it excludes
  *   (and waits for) the others — as two Java threads would;
- * - `unlock()` (and the other owner queries) act on the object's oldest current hold.
+ * - `unlock()` (and the other owner queries) act on the object's oldest current hold; concurrent unlocks
+ *   each take the oldest hold that no other unlock in flight is releasing.
  *
  * Re-entering a hold therefore needs an owner: `hold.reenter()`, `client.runInThread()` or an explicit
  * `threadId`. Re-locking the same object without one waits for itself; see {@link selfWaitWarning}.
@@ -23,6 +24,8 @@ export class AutoOwners {
   #primary: number | undefined;
   readonly #holding: number[] = [];
   readonly #pending: Pending[] = [];
+  // Holds an unlock in flight is releasing (see claim).
+  readonly #claimed = new Set<number>();
 
   /**
    * @param allocate a fresh owner id.
@@ -69,6 +72,21 @@ export class AutoOwners {
       if (i >= 0) this.#pending.splice(i, 1);
       if (acquired && !this.#holding.includes(threadId)) this.#holding.push(threadId);
     };
+  }
+
+  /**
+   * The hold an `unlock()` without a named owner releases: the oldest one no other unlock in flight has
+   * claimed, marked until {@link unclaim}. `undefined` when every hold is claimed (or none is held).
+   */
+  claim(): number | undefined {
+    const threadId = this.#holding.find((t) => !this.#claimed.has(t));
+    if (threadId !== undefined) this.#claimed.add(threadId);
+    return threadId;
+  }
+
+  /** The unlock that claimed `threadId` ended (the hold was released, or is still held after a reentrant unlock). */
+  unclaim(threadId: number): void {
+    this.#claimed.delete(threadId);
   }
 
   /** `threadId` no longer holds (released, or found not holding). */

@@ -18,9 +18,23 @@ import { Canceller } from '../wait/AbortScope.js';
 import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { LockHold } from './LockHold.js';
+import { watchLease } from './leaseWatch.js';
 import { HoldLedger } from './HoldLedger.js';
 import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 import { registerMemberKey } from './memberIdentity.js';
+
+/**
+ * The unlock reply under which the owner still holds the lock: its count was decremented. Every other
+ * non-null reply ends the owner's hold — the lock released (`1`), or {@link OWNER_LEFT}.
+ */
+const STILL_HELD = 0;
+/** The lock was released: deleted, its release published. */
+const RELEASED = 1;
+/**
+ * The owner's last hold is gone but the lock stays held by others (a reader leaving other readers, or its own
+ * write hold). Our read-unlock script's own reply; Redisson's answers `0`, as for a decremented count.
+ */
+const OWNER_LEFT = 2;
 
 /** What an acquisition yields, and whose hold it is. */
 export interface Held<T> {
@@ -82,7 +96,8 @@ export abstract class BaseLock<T = void> {
 
   /**
    * One run of the unlock script for `field`, through `executor.eval(…, 'idempotent')` (its latch makes a
-   * re-sent run harmless). Resolves `1` released, `0` still held (count decremented), `null` not held.
+   * re-sent run harmless). Resolves `1` released, `0` still held by this owner (count decremented), `2` this
+   * owner's hold is gone while others still hold the lock (a read lock: see {@link OWNER_LEFT}), `null` not held.
    */
   protected abstract unlockInner(field: string, latch: string, latchTtl: number, threadId: number): Promise<unknown>;
 
@@ -265,7 +280,14 @@ export abstract class BaseLock<T = void> {
         throw error;
       }
     }
-    await this.release(named ?? this.threadId);
+    // Each unlock without a named owner takes the oldest hold no other unlock in flight is releasing: two
+    // flows reading through one shared object and unlocking at once release one hold each.
+    const claimed = named === undefined ? this.#auto.claim() : undefined;
+    try {
+      await this.release(named ?? claimed ?? this.threadId);
+    } finally {
+      if (claimed !== undefined) this.#auto.unclaim(claimed);
+    }
   }
 
   /**
@@ -394,8 +416,8 @@ export abstract class BaseLock<T = void> {
     const lost = new AbortController();
     const abort = (): void => lost.abort(new LockLostError(this.#name, this.ctx.id, held.threadId));
     const unwatch = this.ctx.watchLoss(this.rawName, this.fieldName(held.threadId), abort);
-    // A leased hold is lost when its lease runs out (no watchdog extends it).
-    const timer = leaseMs > 0 ? setTimeout(abort, Math.min(leaseMs, 2 ** 31 - 1)).unref() : undefined;
+    // A leased hold is lost when its lease has run out in Redis (no watchdog extends it).
+    const stopLease = leaseMs > 0 ? watchLease(this.ctx.executor, this.rawName, this.fieldName(held.threadId), leaseMs, abort) : undefined;
     const owner = {
       getName: () => this.#name,
       unlock: (o: { threadId: number }) => this.unlock(o),
@@ -406,7 +428,7 @@ export abstract class BaseLock<T = void> {
     };
     return new LockHold<T>(owner, held.threadId, held.value, lost, () => {
       unwatch();
-      clearTimeout(timer);
+      stopLease?.();
     });
   }
 
@@ -428,7 +450,8 @@ export abstract class BaseLock<T = void> {
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   protected release(threadId: number): Promise<void> {
-    return traceRelease(this.#trace(threadId), (r) => r === 1, () => this.#release(threadId)).then(() => undefined);
+    // The owner's hold ends (its hold time is reported) on a release, and when it left others holding.
+    return traceRelease(this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
   }
 
   async #release(threadId: number): Promise<unknown> {
@@ -440,6 +463,8 @@ export abstract class BaseLock<T = void> {
     if (doubt) await doubt;
     const leaseAfter = this.internalLockLeaseTime;
     let result: unknown;
+    // Until this unlock's outcome is in, a renewal finding the field gone may be seeing this very unlock.
+    renewal.releasing(kind, this.rawName, field);
     try {
       result = await this.#unlockOnce(field, threadId);
     } catch (error) {
@@ -447,14 +472,16 @@ export abstract class BaseLock<T = void> {
       this.internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     }
-    if (result !== 0) this.#auto.released(threadId);
+    // Only STILL_HELD keeps this owner's hold: "the lock stays held" (OWNER_LEFT) is someone else's hold.
+    if (result !== STILL_HELD) this.#auto.released(threadId);
     if (result !== null) {
       renewal.remove(kind, this.rawName, field);
-      holds.unlocked(key, result, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
-      if (result === 1) this.internalLockLeaseTime = config.lockWatchdogTimeout;
+      holds.unlocked(key, result === STILL_HELD, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
+      // As Redisson, whose reply is a Boolean: only a released lock resets the lease (its OWNER_LEFT is 0).
+      if (result === RELEASED) this.internalLockLeaseTime = config.lockWatchdogTimeout;
       return result;
     }
-    holds.unlocked(key, null, 0);
+    holds.unlocked(key, false, 0);
     this.internalLockLeaseTime = config.lockWatchdogTimeout;
     // nil: this owner does not hold the lock. If the watchdog was renewing it (or already found it gone),
     // the lock was lost rather than never taken: say so, and report it once.

@@ -45,10 +45,14 @@ export class HoldLedger {
     this.#holds.set(key, { count, expiresAt });
   }
 
-  /** An unlock of `key` was answered: `0` one hold fewer (still held until `expiresAt`), else none left. */
-  unlocked(key: string, result: unknown, expiresAt: number): void {
+  /**
+   * An unlock of `key` was answered. `stillHeld`: the owner's count was decremented and it still holds (until
+   * `expiresAt`); otherwise it holds nothing now — whether the lock was released, found not held, or stays
+   * held by other owners (a read lock), this owner's count in Redis is 0.
+   */
+  unlocked(key: string, stillHeld: boolean, expiresAt: number): void {
     const count = this.expected(key);
-    if (result === 0) this.#holds.set(key, { count: Math.max(1, count - 1), expiresAt });
+    if (stillHeld) this.#holds.set(key, { count: Math.max(1, count - 1), expiresAt });
     else this.#holds.delete(key);
   }
 

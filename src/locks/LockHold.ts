@@ -42,7 +42,8 @@ export class LockHold<T = void> implements AsyncDisposable {
   }
 
   /**
-   * Aborted (with `LockLostError`) when the hold is lost: the watchdog found it gone, or its lease ran out.
+   * Aborted (with `LockLostError`) when the hold is lost: the watchdog found it gone, or its lease ran out in
+   * Redis (checked once the lease's time has passed on the client, and again at the key's TTL while it is there).
    * Pass it to the work the lock guards, so that work stops when it is no longer protected.
    */
   get signal(): AbortSignal {

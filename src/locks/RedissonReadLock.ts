@@ -71,6 +71,10 @@ export class RedissonReadLock extends ReadWriteHalf {
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }
 
+  /**
+   * `rwlock/readUnlockInner`. Besides BaseLock's replies it answers `2` when this owner's last read hold is
+   * gone while others keep the lock (Redisson's script answers `0` there, as for a decremented count).
+   */
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
     const { executor, pubsub } = this.ctx;
     return executor.eval(

@@ -1,7 +1,8 @@
 /**
  * The write half of Redisson's ReadWriteLock (`RedissonWriteLock`), wire-identical: writer field
  * `<clientUUID>:<threadId>:write` → hold count in the hash `N` with `mode` = `write`, a re-entry adding its
- * lease to the PTTL, and `1` (READ_UNLOCK_MESSAGE: wake every waiter) published on `redisson_rwlock:{N}`.
+ * lease to the PTTL, and `1` (READ_UNLOCK_MESSAGE: wake every waiter) published on `redisson_rwlock:{N}` —
+ * on a downgrade too, where Redisson publishes nothing (COMPATIBILITY.md).
  */
 import type { ClientContext } from '../ClientContext.js';
 import type { AutoOwners } from './AutoOwners.js';
@@ -14,7 +15,7 @@ import { ReadWriteHalf } from './ReadWriteHalf.js';
 /**
  * The write lock of a {@link RedissonReadWriteLock}: exclusive against every other owner's reads and writes.
  * Its owner may also take the read lock; releasing the write lock then leaves the lock in read mode
- * (downgrade). A reader can never upgrade. Obtain with `client.getReadWriteLock(name).writeLock()`.
+ * (downgrade) and wakes the readers waiting for it. A reader can never upgrade. Obtain with `client.getReadWriteLock(name).writeLock()`.
  *
  * Times are milliseconds unless a {@link TimeUnit} follows them; without a lease time the client's watchdog
  * keeps the hold alive until unlocked.

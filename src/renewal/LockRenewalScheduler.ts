@@ -59,11 +59,20 @@ export interface LostLock {
   readonly threadId: number;
 }
 
+/**
+ * One registration: an owner field's watchdog holds, from its first add() until its owner released them all
+ * (or it was found lost). A batch result names the Holder object it was sent for, so a result about a
+ * registration that has ended is never applied to the one that replaced it.
+ */
 interface Holder {
   count: number;
   readonly threadId: number;
   // Bumped by every add(): a renewal result that predates an acquisition must not cancel it.
   epoch: number;
+  // Unlocks of this owner sent and not yet settled (remove/takeLoss): one of them may be what removed the field.
+  releasing: number;
+  // A "gone" that arrived while an unlock was in flight: decided once the unlocks have settled.
+  goneMeanwhile: Sent | null;
 }
 
 interface Renewed {
@@ -76,6 +85,8 @@ interface Renewed {
 interface Sent {
   readonly slot: string;
   readonly field: string;
+  // The registration the entry was about, and its state when the batch was sent.
+  readonly holder: Holder;
   readonly epoch: number;
   readonly count: number;
 }
@@ -123,8 +134,17 @@ export class LockRenewalScheduler {
     if (holder) {
       holder.count++;
       holder.epoch = ++this.epoch;
-    } else renewed.owners.set(field, { count: 1, threadId, epoch: ++this.epoch });
+    } else renewed.owners.set(field, { count: 1, threadId, epoch: ++this.epoch, releasing: 0, goneMeanwhile: null });
     this.schedule();
+  }
+
+  /**
+   * An unlock of `field` is about to be sent. Until its outcome reaches {@link remove} or {@link takeLoss}, a
+   * batch that finds the field gone may be seeing that very unlock, so its verdict waits for the outcome.
+   */
+  releasing(kind: RenewalKind, rawName: string, field: string): void {
+    const holder = this.locks.get(slotKey(kind.id, rawName))?.owners.get(field);
+    if (holder) holder.releasing++;
   }
 
   /** Removes one hold (any unlock outcome, as Redisson). Returns true when `field` was registered. */
@@ -133,8 +153,16 @@ export class LockRenewalScheduler {
     const renewed = this.locks.get(slot);
     const holder = renewed?.owners.get(field);
     if (!renewed || !holder) return false;
+    holder.releasing = Math.max(0, holder.releasing - 1);
     if (--holder.count <= 0) renewed.owners.delete(field);
     if (renewed.owners.size === 0) this.locks.delete(slot);
+    else if (holder.count > 0 && holder.releasing === 0 && holder.goneMeanwhile) {
+      // The unlock left holds behind (the field was there when it ran): the batch that found it gone ran
+      // after it, so the loss is real.
+      const gone = holder.goneMeanwhile;
+      holder.goneMeanwhile = null;
+      this.settleGone(gone);
+    }
     return true;
   }
 
@@ -209,7 +237,7 @@ export class LockRenewalScheduler {
           const first = renewed?.owners.entries().next();
           if (!renewed || !first || first.done) continue;
           const [field, holder] = first.value;
-          sent.push({ slot, field, epoch: holder.epoch, count: holder.count });
+          sent.push({ slot, field, holder, epoch: holder.epoch, count: holder.count });
           entries.push({ rawName: renewed.rawName, field, owners: [...renewed.owners.keys()] });
         }
         if (sent.length === 0) continue;
@@ -232,7 +260,15 @@ export class LockRenewalScheduler {
   private settleGone(s: Sent): void {
     const renewed = this.locks.get(s.slot);
     const holder = renewed?.owners.get(s.field);
-    if (!renewed || !holder) return;
+    // The registration the batch was about has ended — its owner released it (and may hold the lock again
+    // under a new registration, which the next tick checks): the field was gone because of that unlock.
+    if (!renewed || holder !== s.holder) return;
+    if (holder.releasing > 0) {
+      // An unlock in flight may have removed the field: its outcome decides (nil: takeLoss reports the
+      // loss; released: nothing was lost; holds left: remove() settles this then).
+      holder.goneMeanwhile ??= s;
+      return;
+    }
     if (holder.epoch === s.epoch) {
       const lost = this.forget(s.slot, s.field);
       if (lost) {

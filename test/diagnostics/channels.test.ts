@@ -81,6 +81,24 @@ describe('diagnostics channels', () => {
     expect((errors[0]?.error as Error).name).toBe('IllegalMonitorStateError');
   });
 
+  it('reports a reader\'s last hold released while another client still reads as released, with its hold time', async () => {
+    const name = uniqueName('diag');
+    const other = suite.clients.client().getReadWriteLock(name);
+    await other.readLock().lock(60_000);
+    const read = suite.clients.client().getReadWriteLock(name).readLock();
+    await read.lock({ threadId: 5 });
+    await read.lock({ threadId: 5 });
+    await read.unlock({ threadId: 5 });
+    await read.unlock({ threadId: 5 }); // the lock stays held by the other reader
+    await other.readLock().unlock();
+    const releases = find(name, 'release', 'asyncEnd') as ReleaseContext[];
+    expect(releases.map((r) => [r.owner, r.released, typeof r.heldMs])).toEqual([
+      [5, false, 'undefined'],
+      [5, true, 'number'],
+      [other.threadId, true, 'number'],
+    ]);
+  });
+
   it('traces a wait woken by another client: wait starts after the first attempt, ends woken after the release', async () => {
     const holderClient = suite.clients.client();
     const waiterClient = suite.clients.client();

@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/cluster.js';
-import { Redisson } from '../../src/index.js';
+import { CrossSlotNameError, Redisson } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { eventually, uniqueName } from '../support/redis.js';
 import { within as guard } from '../support/poll.js';
@@ -110,6 +110,22 @@ describe.runIf(availability.ok)('Java Redisson ⇄ redisson-ts in a Redis Cluste
       expect((await calls(master)) - before).toBe(1);
       expect(Object.keys(await master.hgetall(name))).toEqual([`${peer.clientId}:${await peer.threadId('waiter')}`]);
       await java(name, 'unlock', [], 'waiter');
+    });
+
+    it('a name that splits a primitive across slots: Java sends it and fails with CROSSSLOT; ours refuses it before sending', async () => {
+      // Issue 24: Redisson checks nothing — the latch's channel wraps the whole name in braces, a fair lock's
+      // keys with an empty `{}` are hashed whole — and Redis answers the script with CROSSSLOT.
+      await expect(peer.call('countDownLatch', 'orders:{42}:latch', 'trySetCount', [1])).rejects.toThrow(/CROSSSLOT/);
+      await expect(peer.call('fairLock', 'x{}y', 'tryLock', [], 'probe')).rejects.toThrow(/CROSSSLOT/);
+      expect(() => client.getCountDownLatch('orders:{42}:latch')).toThrow(CrossSlotNameError);
+      expect(() => client.getFairLock('x{}y')).toThrow(CrossSlotNameError);
+      // The names the error suggests work on both sides.
+      expect((await peer.call('countDownLatch', 'orders:42:latch', 'trySetCount', [1])).result).toBe(true);
+      await client.getCountDownLatch('orders:42:latch').countDown();
+      expect((await peer.call('countDownLatch', 'orders:42:latch', 'getCount')).result).toBe(0);
+      expect((await peer.call('fairLock', '{xy}', 'tryLock', [], 'probe')).result).toBe(true);
+      expect(await client.getFairLock('{xy}').tryLock()).toBe(false);
+      await peer.call('fairLock', '{xy}', 'unlock', [], 'probe');
     });
   });
 });

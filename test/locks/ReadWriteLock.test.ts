@@ -230,6 +230,33 @@ describe('RedissonReadWriteLockTest', () => {
     await rw.readLock().unlock();
   });
 
+  it('issue 24: the write→read downgrade publishes 1, which wakes the readers parked behind the writer (two clients)', async () => {
+    const name = rwName();
+    const channel = readWriteLockChannelName(name);
+    const writer = client.getReadWriteLock(name);
+    await writer.writeLock().lock(LONG);
+    await writer.readLock().lock(LONG); // the hash now lives 60 s: only a message lets a parked reader in
+    const messages = await collectMessages(suite.clients.raw(), channel);
+    const from = await tap.mark();
+    const clients = [client, suite.clients.client()];
+    const readers = clients.map((c) => c.getReadWriteLock(name));
+    const acquired = readers.map((r) => r.readLock().lock(LONG));
+    await parked(name, from, 2);
+    const numSub = Number(((await raw.pubsub('NUMSUB', channel)) as [string, number])[1]);
+    expect(numSub).toBe(3); // each client's subscriber, and the collector
+    await writer.writeLock().unlock();
+    await woken(Promise.all(acquired), 'the readers parked behind the writer');
+    expect(await raw.hgetall(name)).toEqual({
+      mode: 'read',
+      [readerField(client, writer)]: '1',
+      ...Object.fromEntries(readers.map((r, i) => [readerField(clients[i] as Redisson, r), '1'])),
+    });
+    await eventually(() => messages.length === 1, 5_000, 'the downgrade message');
+    expect(messages).toEqual(['1']);
+    for (const r of [writer, ...readers]) await r.readLock().unlock();
+    expect(await raw.exists(name)).toBe(0);
+  });
+
   it('testMultiRead: forceUnlock of a free lock is false; two readers block a writer until both leave', async () => {
     const name = rwName();
     const [r1, r2, w] = [0, 1, 2].map(() => client.getReadWriteLock(name)) as [RedissonReadWriteLock, RedissonReadWriteLock, RedissonReadWriteLock];

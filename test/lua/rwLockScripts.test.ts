@@ -128,7 +128,10 @@ describe('readUnlockInner', () => {
     expect(await redis.exists(timeout(name, me, 2))).toBe(0);
     expect(await redis.exists(timeout(name, me, 1))).toBe(1);
     expect(await redis.get(latch)).toBe('0');
-    expect(await readUnlock(name, me)).toBe(0);
+    // The last hold of `me` goes while `other` keeps the lock: 2, "my hold is gone", and the latch Redisson's 0.
+    const last = unlockLatchName(name, latchId());
+    expect(await readUnlock(name, me, last)).toBe(2);
+    expect(await redis.get(last)).toBe('0');
     expect(await redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
     await ttlBetween(name, 8_000, 10_000); // recomputed down to the other reader's 10 s hold
   });
@@ -150,11 +153,13 @@ describe('readUnlockInner', () => {
     expect([...messages, ...zombieMessages]).toEqual(['0', '0']);
   });
 
-  it('keeps the hash (returns 0) while the writer still holds it, even without a live read hold', async () => {
+  it('keeps the hash while the writer still holds it, even without a live read hold (2: the reader\'s hold is gone)', async () => {
     const name = uniqueName('rw');
     await writeLock(name, 30_000, meWrite);
     await readLock(name, 30_000, me);
+    await readLock(name, 30_000, me);
     expect(await readUnlock(name, me)).toBe(0);
+    expect(await readUnlock(name, me)).toBe(2);
     expect(await redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
     await ttlBetween(name, 29_000, 30_000);
   });
@@ -184,6 +189,22 @@ describe('readUnlockInner', () => {
     expect(await readUnlock(name, me, latch)).toBe(0);
     expect(await redis.hget(name, me)).toBe('1');
   });
+
+  it('answers a re-sent unlock that left others holding with 2 again (its latch holds Redisson\'s 0)', async () => {
+    const name = uniqueName('rw');
+    await readLock(name, 30_000, other);
+    await readLock(name, 30_000, me);
+    await readLock(name, 30_000, me);
+    const latch = unlockLatchName(name, latchId());
+    expect(await readUnlock(name, me, latch)).toBe(0);
+    expect(await readUnlock(name, me, latch)).toBe(0); // the field is still there: the re-sent 0 is 0
+    const last = unlockLatchName(name, latchId());
+    expect(await readUnlock(name, me, last)).toBe(2);
+    expect(await redis.get(last)).toBe('0');
+    expect(await readUnlock(name, me, last)).toBe(2);
+    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
+    expect(await redis.exists(timeout(name, other, 1))).toBe(1);
+  });
 });
 
 describe('writeUnlockInner', () => {
@@ -203,18 +224,22 @@ describe('writeUnlockInner', () => {
     expect(messages).toEqual(['1']);
   });
 
-  it('downgrades to mode=read without publishing when its owner still reads', async () => {
+  it('downgrades to mode=read when its owner still reads, and publishes 1 (not Redisson: it publishes nothing there)', async () => {
     const name = uniqueName('rw');
     const messages = await messagesOf(name);
     await writeLock(name, 30_000, meWrite);
     await readLock(name, 30_000, me);
-    expect(await writeUnlock(name, 30_000, meWrite)).toBe(1);
+    const latch = unlockLatchName(name, latchId());
+    expect(await writeUnlock(name, 30_000, meWrite, latch)).toBe(1);
     expect(await redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
+    await ttlBetween(name, 29_000, 30_000); // the read hold's lease, untouched
+    expect(await redis.get(latch)).toBe('1');
+    // The subscriber got the downgrade's READ_UNLOCK_MESSAGE, before the marker sent after it.
+    await redis.publish(readWriteLockChannelName(name), 'marker');
+    await eventually(() => messages.length === 2, 5_000, 'the message and the marker');
+    expect(messages).toEqual(['1', 'marker']);
     expect(await readLock(name, 30_000, other)).toBeNull(); // others may read now
     expect(await writeLock(name, 30_000, meWrite)).toBeGreaterThan(0); // but nobody writes
-    await redis.publish(readWriteLockChannelName(name), 'marker');
-    await eventually(() => messages.length === 1, 5_000, 'the marker');
-    expect(messages).toEqual(['marker']);
   });
 
   it('returns nil in read mode and for another owner; publishes 1 and returns nil for a missing hash', async () => {

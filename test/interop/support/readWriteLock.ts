@@ -2,7 +2,8 @@
  * ReadWriteLock interop scenarios (Java `RReadWriteLock` halves through the peer's "readLock" /
  * "writeLock" primitives): readers share across sides, writers exclude, release messages wake the other
  * side (write unlock `1` wakes every reader, read unlock `0` a writer), read holds survive the other side's
- * read unlock through their `rwlock_timeout` keys, and the write→read downgrade.
+ * read unlock through their `rwlock_timeout` keys, and the write→read downgrade (ours publishes `1`, Java's
+ * nothing: a recorded difference, checked on each side).
  *
  * No assertion depends on timing. Holders take 60 s leases, far past the 10 s hang guard, and release only
  * once every waiter is parked: it made both of its refused attempts (the one before and the one after
@@ -11,8 +12,8 @@
  * unsafe, see suite.ts.)
  */
 import { expect } from 'vitest';
-import type { RedissonReadWriteLock } from '../../../src/index.js';
-import { eventually, sleep, uniqueName, within as guard } from '../../support/redis.js';
+import { readWriteLockChannelName, type RedissonReadWriteLock } from '../../../src/index.js';
+import { collectMessages, eventually, sleep, uniqueName, within as guard } from '../../support/redis.js';
 import type { JavaPeer } from '../JavaPeer.js';
 import type { InteropContext, InteropScenarios } from './context.js';
 
@@ -197,13 +198,23 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
 
   // ------------------------------------------------------------------------------ downgrade
   ctx.row('rw-downgrade', PRIMITIVE, "Write→read downgrade: the other side's reader may enter, its writer may not");
-  ctx.check('rw-downgrade', 'java-to-ts', 'Java writes, reads, releases the write: we may read, not write', async () => {
+  // Our write unlock publishes `1` on a downgrade, Java's publishes nothing (COMPATIBILITY.md, "The downgrade
+  // wakes parked readers"): each direction checks its own side of that recorded difference. The marker,
+  // published on the same channel after the unlock, proves by its position whether anything came before it.
+  const messagesUntilMarker = async (name: string, messages: string[]): Promise<string[]> => {
+    await ctx.raw.publish(readWriteLockChannelName(name), 'marker');
+    await eventually(() => messages.includes('marker'), ctx.hangGuardMs, 'the marker');
+    return messages;
+  };
+  ctx.check('rw-downgrade', 'java-to-ts', 'Java writes, reads, releases the write (publishing nothing, as Redisson): we may read, not write', async () => {
     const name = uniqueName('interop-rw');
     const client = ctx.clients.client();
     const rw = client.getReadWriteLock(name);
+    const messages = await collectMessages(ctx.clients.raw(), readWriteLockChannelName(name));
     for (const [half, method] of [['writeLock', 'lock'], ['readLock', 'lock'], ['writeLock', 'unlock']] as const) {
       await java(ctx.peer, half, name, method, method === 'lock' ? [LEASE] : [], 'rw-dg');
     }
+    expect(await messagesUntilMarker(name, messages), "messages of Java's downgrade").toEqual(['marker']);
     expect(await rw.writeLock().tryLock(), 'our write after the downgrade').toBe(false);
     expect(await rw.readLock().tryLock(), 'our read after the downgrade').toBe(true);
     await expectHash(name, { mode: 'read', [await javaField(ctx.peer, 'rw-dg')]: '1', [oursField(rw, client.getId())]: '1' });
@@ -211,18 +222,29 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
     await java(ctx.peer, 'readLock', name, 'unlock', [], 'rw-dg');
     expect(await ctx.raw.exists(name), 'hash after both unlocks').toBe(0);
   });
-  ctx.check('rw-downgrade', 'ts-to-java', 'we write, read, release the write: Java may read, not write', async () => {
+  ctx.check('rw-downgrade', 'ts-to-java', "we write, read, release the write (publishing `1`): Java's parked reader wakes; Java may read, not write", async () => {
     const name = uniqueName('interop-rw');
     const client = ctx.clients.client();
     const rw = client.getReadWriteLock(name);
     await rw.writeLock().lock(LEASE);
     await rw.readLock().lock(LEASE);
+    const messages = await collectMessages(ctx.clients.raw(), readWriteLockChannelName(name));
+    const from = await pttlCalls();
+    const parkedReader = java(ctx.peer, 'readLock', name, 'lock', [LEASE], 'rw-dg3');
+    await parked(from, 1, "Java's reader");
     await rw.writeLock().unlock();
+    await within(parkedReader, "Java's reader parked behind our writer");
+    expect(await messagesUntilMarker(name, messages), 'messages of our downgrade').toEqual(['1', 'marker']);
     expect(await java(ctx.peer, 'writeLock', name, 'tryLock', [], 'rw-dg2'), "Java's write after the downgrade").toBe(false);
     expect(await java(ctx.peer, 'readLock', name, 'tryLock', [], 'rw-dg2'), "Java's read after the downgrade").toBe(true);
-    await expectHash(name, { mode: 'read', [await javaField(ctx.peer, 'rw-dg2')]: '1', [oursField(rw, client.getId())]: '1' });
-    await java(ctx.peer, 'readLock', name, 'unlock', [], 'rw-dg2');
+    await expectHash(name, {
+      mode: 'read',
+      [await javaField(ctx.peer, 'rw-dg2')]: '1',
+      [await javaField(ctx.peer, 'rw-dg3')]: '1',
+      [oursField(rw, client.getId())]: '1',
+    });
+    for (const t of ['rw-dg2', 'rw-dg3']) await java(ctx.peer, 'readLock', name, 'unlock', [], t);
     await rw.readLock().unlock();
-    expect(await ctx.raw.exists(name), 'hash after both unlocks').toBe(0);
+    expect(await ctx.raw.exists(name), 'hash after every unlock').toBe(0);
   });
 };

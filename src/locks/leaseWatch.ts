@@ -1,0 +1,50 @@
+/**
+ * When a leased hold is lost: once its lease has run out *in Redis*. The hold's timer is only the client's
+ * estimate of the moment Redis expires the key — a Node timer may fire a little early (libuv schedules from
+ * its cached loop time, in whole ms, while Redis compares against its own clock), and the lease may have
+ * been extended since (a re-entry, `expire()`). So when the timer fires, Redis is asked: while the owner's
+ * field is still there, the timer is set again for the key's remaining time to live; once it is gone, or
+ * Redis cannot be asked (the lease is over by the client's clock), the hold is reported lost.
+ */
+import type { CommandExecutor } from '../commands.js';
+
+// setTimeout's largest delay.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `onLost` once owner `field` of hash `rawName` is gone, checking when `leaseMs` has passed and then
+ * whenever the key's remaining time to live has. Returns the function that stops watching (no call after it).
+ */
+export function watchLease(executor: CommandExecutor, rawName: string, field: string, leaseMs: number, onLost: () => void): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (ms: number): void => {
+    timer = setTimeout(check, Math.min(Math.max(1, ms), MAX_TIMER_MS)).unref();
+  };
+  const check = (): void => {
+    timer = undefined;
+    void remaining(executor, rawName, field).then(
+      (ttl) => {
+        if (stopped) return;
+        // No expiry on the key (PTTL -1: persisted by hand): look again after another lease.
+        if (ttl === null) onLost();
+        else arm(ttl < 0 ? leaseMs : ttl);
+      },
+      () => {
+        if (!stopped) onLost();
+      },
+    );
+  };
+  arm(leaseMs);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
+/** The key's remaining time to live while `field` is in it (`-1`: no expiry), `null` once it is gone. */
+async function remaining(executor: CommandExecutor, rawName: string, field: string): Promise<number | null> {
+  if ((await executor.command('HEXISTS', rawName, field)) !== 1) return null;
+  const ttl = (await executor.command('PTTL', rawName)) as number;
+  return ttl === -2 ? null : ttl;
+}
