@@ -24,19 +24,20 @@ function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; settle
 }
 
 beforeAll(() => {
-  // Java's re-entry by one thread on one object: each lock object is one owner.
-  clients = new Clients(suite.redis.url, { lockOwnership: 'object' });
+  // The default ownership; Java's re-entry by one thread runs in a runInThread flow, as a user would write it.
+  clients = new Clients(suite.redis.url);
   raw = clients.raw();
 });
 afterEach(async () => {
   await clients.closeAll();
-  clients = new Clients(suite.redis.url, { lockOwnership: 'object' });
+  clients = new Clients(suite.redis.url);
   raw = clients.raw();
 });
 
 describe('RedissonFencedLock', () => {
   it('testTokenIncrease: 1, 2 from lockAndGetToken; lock() → 3, lock(10 s) → 4, tryLockAndGetToken() → 5', async () => {
-    const lock = clients.client().getFencedLock(uniqueName());
+    const client = clients.client();
+    const lock = client.getFencedLock(uniqueName());
     expect(await lock.getToken()).toBe(0);
     expect(await lock.lockAndGetToken()).toBe(1);
     await lock.unlock();
@@ -48,11 +49,14 @@ describe('RedissonFencedLock', () => {
     await lock.lock(10, TimeUnit.SECONDS);
     expect(await lock.getToken()).toBe(4);
     await lock.unlock();
-    expect(await lock.tryLockAndGetToken()).toBe(5);
-    expect(await lock.tryLock()).toBe(true);
-    expect(await lock.getToken()).toBe(6);
-    await lock.unlock();
-    await lock.unlock();
+    // Re-entry (Java: the same thread again) is one flow's: runInThread.
+    await client.runInThread(async () => {
+      expect(await lock.tryLockAndGetToken()).toBe(5);
+      expect(await lock.tryLock()).toBe(true);
+      expect(await lock.getToken()).toBe(6);
+      await lock.unlock();
+      await lock.unlock();
+    });
   });
 
   it('stores the RLock layout plus the counter (no expiry), publishes 0 on release, forceUnlock keeps the counter', async () => {
@@ -60,17 +64,19 @@ describe('RedissonFencedLock', () => {
     const name = uniqueName();
     const lock = client.getFencedLock(name);
     const messages = await collectMessages(clients.raw(), lockChannelName(name));
-    expect(await lock.lockAndGetToken(30, TimeUnit.SECONDS)).toBe(1);
-    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:${lock.threadId}`]: '1' });
-    expect(await raw.pttl(name)).toBeGreaterThan(25_000);
-    expect(await raw.get(`redisson_lock_token:{${name}}`)).toBe('1');
-    expect(await raw.pttl(fencedLockTokenName(name))).toBe(-1);
-    // A re-entry draws a token too, and needs two unlocks.
-    expect(await lock.tryLockAndGetToken()).toBe(2);
-    expect(await lock.getHoldCount()).toBe(2);
-    await lock.unlock();
-    expect(await lock.isLocked()).toBe(true);
-    await lock.unlock();
+    await client.runInThread(async () => {
+      expect(await lock.lockAndGetToken(30, TimeUnit.SECONDS)).toBe(1);
+      expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:${client.currentThreadId()}`]: '1' });
+      expect(await raw.pttl(name)).toBeGreaterThan(25_000);
+      expect(await raw.get(`redisson_lock_token:{${name}}`)).toBe('1');
+      expect(await raw.pttl(fencedLockTokenName(name))).toBe(-1);
+      // A re-entry draws a token too, and needs two unlocks.
+      expect(await lock.tryLockAndGetToken()).toBe(2);
+      expect(await lock.getHoldCount()).toBe(2);
+      await lock.unlock();
+      expect(await lock.isLocked()).toBe(true);
+      await lock.unlock();
+    });
     expect(await raw.exists(name)).toBe(0);
     await eventually(() => messages.length === 1, 5_000, 'release message');
     expect(messages).toEqual(['0']);
