@@ -84,6 +84,19 @@ describe('RedLock: a release of the members wakes the waiter', () => {
     await multi.unlock();
   });
 
+  it('a FairLock member (no channel a multilock can hear): the TTL its refusal returned bounds the wait', async () => {
+    const name = uniqueName('fairwake');
+    const holder = (nodes.clients()[0] as Redisson).getFairLock(name);
+    // A short lease nobody releases: only its TTL can tell the waiter when to retry (its wait is 120 s).
+    expect(await holder.tryLock(0, 400)).toBe(true);
+    const clients = waiterClients();
+    const multi = (clients[0] as Redisson).getMultiLock((clients[0] as Redisson).getFairLock(name), (clients[1] as Redisson).getLock(name));
+    expect(await within(multi.tryLock(LONG_WAIT, 10_000), 10_000, 'the MultiLock waiter after the fair lease ran out')).toBe(true);
+    expect(await nodes.raws[0]?.hexists(name, field(clients[0] as Redisson, multi.threadId))).toBe(1);
+    expect(await nodes.raws[0]?.pubsub('CHANNELS', '*')).toEqual([]);
+    await multi.unlock();
+  });
+
   it('a wait that runs out, and an abort, leave no subscription, nothing held and no timer', async () => {
     const name = uniqueName('redwake');
     const { holders } = await holdAll(name);
