@@ -1,5 +1,5 @@
 -- tryReleaseMany: give several leased permits back, all or none. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#tryReleaseAsync(List) (PROTOCOL.md §6.2), plus a request latch that
+-- RedissonPermitExpirableSemaphore#tryReleaseAsync(List) (docs/protocol.md §6.2), plus a request latch that
 -- Redisson lacks, so a run re-sent after a lost reply answers as the first run did.
 -- @keys 4
 -- KEYS[1]  the semaphore N, KEYS[2] the channel redisson_sc:{N}, KEYS[3] the leases {N}:timeout

@@ -1,5 +1,5 @@
 -- trySetPermits: set the available permits of a semaphore that does not exist yet. Same effect as
--- Redisson RedissonPermitExpirableSemaphore#trySetPermitsAsync (PROTOCOL.md §6.2), plus a request latch that
+-- Redisson RedissonPermitExpirableSemaphore#trySetPermitsAsync (docs/protocol.md §6.2), plus a request latch that
 -- Redisson lacks, so a run re-sent after a lost reply answers as the first run did.
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the channel redisson_sc:{N}
