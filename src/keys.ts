@@ -187,6 +187,7 @@ export function usedNames(primitive: NamedPrimitive, rawName: string): readonly 
         { type: 'key', role: 'the permits', name: rawName },
         { type: 'key', role: 'the leases', name: permitExpirableTimeoutName(rawName) },
         { type: 'channel', role: 'the semaphore channel', name: semaphoreChannelName(rawName) },
+        head('key', 'release latches', unlockLatchName(rawName, ''), '<request id>'),
       ];
     case 'CountDownLatch':
       return [

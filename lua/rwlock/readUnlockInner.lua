@@ -17,7 +17,8 @@
 --          to the longest remaining read-hold timeout of any owner (or left as is while a writer holds it);
 --          1 released: no live read hold and no writer remain, so the hash is deleted and ARGV[1]
 --          published (reader fields whose timeout keys all expired are zombies and go with it);
---          nil when ARGV[2] holds no read lock, or the hash is gone (then ARGV[1] is published anyway).
+--          nil when ARGV[2] holds no read lock, or the hash is gone (then ARGV[1] is published anyway);
+--          a nil sets no latch, so a re-sent run answers nil again.
 --          The latch keeps Redisson's values (0 for both 0 and 2, 1); a latch already set by this request
 --          id is answered from and nothing else happens: 1 as is, 0 as 2 once ARGV[2] has no field left.
 local rcall = redis.call
@@ -33,8 +34,8 @@ if done ~= false then
 end
 local mode = rcall('hget', lock, 'mode')
 if mode == false then
+  -- "Not held" sets no latch (Redisson's sets 1 here, so its re-sent unlock would answer "released").
   rcall(publish, channel, message)
-  rcall('set', latch, 1, 'px', latchTtl)
   return nil
 end
 if rcall('hexists', lock, reader) == 0 then

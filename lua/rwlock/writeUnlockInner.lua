@@ -13,7 +13,8 @@
 --          still holds read locks — mode becomes `read` (the downgrade) and ARGV[1] is published too, so
 --          that readers parked behind the writer enter now (Redisson publishes nothing on a downgrade, and
 --          its readers sleep until the lease runs out: a deliberate deviation, COMPATIBILITY.md);
---          nil when ARGV[3] does not hold the write lock, or the hash is gone (then ARGV[1] is published).
+--          nil when ARGV[3] does not hold the write lock, or the hash is gone (then ARGV[1] is published);
+--          a nil sets no latch, so a re-sent run answers nil again.
 --          A latch already set by this request id is returned as is and nothing else happens.
 local rcall = redis.call
 local lock, channel, latch = KEYS[1], KEYS[2], KEYS[3]
@@ -25,8 +26,8 @@ if done ~= false then
 end
 local mode = rcall('hget', lock, 'mode')
 if mode == false then
+  -- "Not held" sets no latch (Redisson's sets 1 here, so its re-sent unlock would answer "released").
   rcall(publish, channel, message)
-  rcall('set', latch, 1, 'px', latchTtl)
   return nil
 end
 if mode ~= 'write' or rcall('hexists', lock, writer) == 0 then

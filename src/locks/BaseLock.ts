@@ -20,7 +20,8 @@ import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdA
 import { LockHold } from './LockHold.js';
 import { watchLease } from './leaseWatch.js';
 import { HoldLedger } from './HoldLedger.js';
-import { noteLease, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, ON_REFUSED, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import type { MemberChannel } from './multiLockRound.js';
 import { registerMemberKey } from './memberIdentity.js';
 
 /**
@@ -124,6 +125,19 @@ export abstract class BaseLock<T = void> {
 
   /** The lock's release channel (Redisson's `getChannelName()`). */
   protected abstract get channelName(): string;
+
+  /**
+   * @internal What a MultiLock / RedLock waiting for this member after it refused `threadId` listens to: the
+   * channel a release of this lock is published on, on this lock's own client; `null` when no such message
+   * tells it (FairLock wakes only its queue's head, SpinLock publishes nothing): the refusal's TTL bounds its
+   * wait instead.
+   */
+  releaseChannel(threadId: number): MemberChannel | null {
+    const mode = this.waitMode(threadId);
+    if (!('channel' in mode)) return null;
+    const { pubsub, options } = this.ctx;
+    return { pubsub, channel: mode.channel, policy: mode.policy, subscriptionTimeout: options.subscriptionTimeout };
+  }
 
   /** The hash field of `threadId` (Redisson's `getLockName(threadId)`). */
   protected fieldName(threadId: number): string {
@@ -367,8 +381,9 @@ export abstract class BaseLock<T = void> {
    */
   protected async acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
     const named = options.threadId ?? this.ctx.currentThreadId();
+    const onRefused = options[ON_REFUSED];
     if (named !== undefined) {
-      const result = await this.#acquireAs(named, waitMs, leaseMs, options.signal);
+      const result = await this.#acquireAs(named, waitMs, leaseMs, options.signal, undefined, onRefused);
       return result === null ? null : { value: result.value, threadId: named };
     }
     const threadId = this.#auto.next();
@@ -384,7 +399,7 @@ export abstract class BaseLock<T = void> {
         ? setTimeout(() => process.emitWarning(selfWaitWarning(this.#name, this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
         : undefined;
     try {
-      const result = await this.#acquireAs(threadId, waitMs, leaseMs, options.signal, cancel);
+      const result = await this.#acquireAs(threadId, waitMs, leaseMs, options.signal, cancel, onRefused);
       end(result !== null);
       return result === null ? null : { value: result.value, threadId };
     } catch (error) {
@@ -395,10 +410,14 @@ export abstract class BaseLock<T = void> {
     }
   }
 
-  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined, cancel?: Canceller): Promise<Acquired<T>> {
+  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined, cancel?: Canceller, onRefused?: (retryAfterMs: number) => void): Promise<Acquired<T>> {
     return acquire<T>({
       ctx: this.ctx,
-      attempt: () => this.#attempt(leaseMs, threadId, waitMs),
+      attempt: async () => {
+        const result = await this.#attempt(leaseMs, threadId, waitMs);
+        if (!result.acquired) onRefused?.(result.retryAfter);
+        return result;
+      },
       undo: () => this.release(threadId),
       giveUp: () => this.acquireFailed(threadId, waitMs),
       mode: this.waitMode(threadId),

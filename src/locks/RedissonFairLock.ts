@@ -74,6 +74,14 @@ export class RedissonFairLock extends BaseLock {
     return [this.rawName, this.#queue, this.#timeouts];
   }
 
+  /**
+   * @internal None for a MultiLock: a fair lock's release wakes only the head of its queue, and a MultiLock's
+   * single attempts never queue. The refusal's TTL (the queue's estimate) bounds its wait instead.
+   */
+  override releaseChannel(): null {
+    return null;
+  }
+
   /** A waiter listens on its own channel, `redisson_lock__channel:{N}:<clientUUID>:<threadId>`. */
   protected override waitMode(threadId: number): WaitMode {
     return { channel: fairLockWaiterChannelName(this.rawName, this.fieldName(threadId)), policy: lockWakePolicy };

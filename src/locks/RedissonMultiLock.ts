@@ -16,7 +16,7 @@ export type { MultiLockMember } from './multiLockRound.js';
 /** Options of `getMultiLock` / `getRedLock`. */
 export interface MultiLockOptions {
   /**
-   * Longest (ms) one member's acquire may take beyond its wait slice, and one member's PEXPIRE or unlock:
+   * Longest (ms) one member's acquire attempt may take, and one member's PEXPIRE or unlock:
    * a slower node is skipped (its vote is `failed`) and a late acquire on it is undone. The RedLock
    * algorithm wants it far below the lease.
    * @default a tenth of the lease, between 10 and 3000 ms; 3000 ms (Redisson's response `timeout`) without a lease
@@ -33,9 +33,11 @@ const DEFAULT_NODE_TIMEOUT_MS = 3_000;
 /**
  * All member locks, or none. Obtain with `client.getMultiLock(lock1, lock2, …)`.
  *
- * Every member is acquired by the same owner (see {@link threadId}), in order; `tryLock(wait, lease)` gives
- * each member the remaining wait, and when one cannot be had, releases the others and starts over while
- * the wait lasts. Times are milliseconds unless a {@link TimeUnit} follows them; `-1` means "not given".
+ * Every member is acquired by the same owner (see {@link threadId}), in order, one attempt each; when one
+ * cannot be had, `tryLock(wait, lease)` releases the others and, while the wait lasts, listens for the
+ * release of every member that refused it (on each member's own client) and starts over as soon as one is
+ * published — or when the shortest TTL those members returned has run out. Redisson instead gives each
+ * member the remaining wait, holding the members before it meanwhile. Times are milliseconds unless a {@link TimeUnit} follows them; `-1` means "not given".
  * Redisson's `isLocked`, `forceUnlock`, `getHoldCount` and `remainTimeToLive` throw
  * `UnsupportedOperationException` on a multilock; here they do not exist.
  *
@@ -166,11 +168,6 @@ export class RedissonMultiLock {
     return 0;
   }
 
-  /** The wait each member gets from the remaining wait: all of it. Redisson `calcLockWaitTime`. */
-  protected lockWaitTime(remainMs: number): number {
-    return remainMs;
-  }
-
   /** What errors call this lock. */
   protected get kind(): 'MultiLock' | 'RedLock' {
     return 'MultiLock';
@@ -212,7 +209,6 @@ export class RedissonMultiLock {
       const outcome = await acquireMembers({
         members: this.#members,
         failedLocksLimit: this.failedLocksLimit(),
-        lockWaitTime: (remain) => this.lockWaitTime(remain),
         waitMs: left,
         leaseMs,
         threadId,

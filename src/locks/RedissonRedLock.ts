@@ -12,12 +12,12 @@ import { RedissonMultiLock, type MultiLockHost, type MultiLockMember, type Multi
  * `client.getRedLock(lockOnA, lockOnB, lockOnC, …)`.
  *
  * Acquires the members in order, each bounded by the per-node timeout (`nodeTimeout`, far below the
- * lease), and succeeds once `n/2 + 1` of them are held; with a wait time each member gets `wait / n` of
- * it. A failed acquisition sends the release to every member it touched, including those whose acquire
+ * lease), and succeeds once `n/2 + 1` of them are held. With a wait time, a round that falls short is
+ * retried as soon as any member that refused it publishes its release, or after the shortest TTL the
+ * refusals returned (Redisson gives each member `wait / n` of the wait and sits it out on that member,
+ * whichever member is released). A failed acquisition sends the release to every member it touched, including those whose acquire
  * seemed to fail (the reply may have been lost after the node set the key); `unlock()` sends it to all
  * members and ignores their errors. {@link remainValidity} is the lease minus the time spent acquiring.
- * Once a majority is held, each member left gets a single attempt instead of its wait slice, so a waiter
- * granted a majority by a release is served at once (Redisson waits out the next member's slice).
  *
  * Each member must be a different lock: one client's lock given twice (its server would vote twice) is
  * refused here, the same key on one server through two clients by the first acquisition, before anything is
@@ -56,11 +56,6 @@ export class RedissonRedLock extends RedissonMultiLock {
   protected override failedLocksLimit(): number {
     const n = this.getLocks().length;
     return n - (Math.floor(n / 2) + 1);
-  }
-
-  /** Each member gets an equal share of the remaining wait, at least 1 ms. */
-  protected override lockWaitTime(remainMs: number): number {
-    return Math.max(Math.trunc(remainMs / this.getLocks().length), 1);
   }
 
   /** What errors call this lock. */

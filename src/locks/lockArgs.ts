@@ -11,10 +11,19 @@ export interface OwnerOptions {
   threadId?: number;
 }
 
+/**
+ * @internal The key (a symbol: never an option a user can type) under which a MultiLock passes its member's
+ * `tryLock` a callback that learns the retry delay (the holder's TTL) of each refused attempt. Set as a
+ * non-enumerable property, which the options' key check skips.
+ */
+export const ON_REFUSED: unique symbol = Symbol('redisson-ts.onRefused');
+
 /** Options of the waiting methods. */
 export interface WaitOptions extends OwnerOptions {
   /** Aborts the wait: the call rejects with `signal.reason` and leaves nothing behind. */
   signal?: AbortSignal;
+  /** @internal see {@link ON_REFUSED}. */
+  [ON_REFUSED]?: (retryAfterMs: number) => void;
 }
 
 export interface ParsedTimes {
@@ -86,6 +95,9 @@ function validateOptions(options: unknown, what: string, accepted: readonly stri
     if (!(signal instanceof AbortSignal)) throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
     valid.signal = signal;
   }
+  // Non-enumerable, so the key check above skipped it: only our own MultiLock passes it.
+  const onRefused = (options as WaitOptions)[ON_REFUSED];
+  if (typeof onRefused === 'function') valid[ON_REFUSED] = onRefused;
   return valid;
 }
 

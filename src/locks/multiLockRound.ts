@@ -1,13 +1,18 @@
 /**
  * One `tryLock(waitTime, leaseTime)` of a MultiLock / RedLock over its member locks: Redisson's
- * `RedissonMultiLock.tryLock` loop (docs/protocol.md §11.1) — members in order, one owner for all, per-lock wait
- * slices, a limit of failed members, restart from the first member while the wait lasts — plus what the
- * RedLock algorithm asks for and Redisson leaves out: a per-node timeout, a release sent to every member
- * whose acquire may have landed, and a validity shortened by the time the acquisition took.
+ * `RedissonMultiLock.tryLock` loop (docs/protocol.md §11.1) — members in order, one owner for all, a limit of
+ * failed members, restart from the first member while the wait lasts — plus what the RedLock algorithm asks
+ * for and Redisson leaves out: a per-node timeout, a release sent to every member whose acquire may have
+ * landed, and a validity shortened by the time the acquisition took. Where Redisson gives each member a
+ * slice of the wait, here each member gets one attempt per round and the wait is spent between rounds,
+ * listening on every member that refused (multiLockWatch.ts): a release of any of them is acted on at once.
  */
 import { RedisTimeoutError, type NodeVote } from '../errors.js';
 import { TimeUnit } from '../TimeUnit.js';
-import { withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import type { PublishSubscribe } from '../pubsub/PublishSubscribe.js';
+import type { WakePolicy } from '../pubsub/wakePolicies.js';
+import { ON_REFUSED, withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { MultiLockWatch } from './multiLockWatch.js';
 
 /**
  * What a MultiLock needs of a member lock: any lock of the family (today `RLock`), from any client.
@@ -27,20 +32,32 @@ export interface MultiLockMember {
    * Optional: when a member lacks it, the members are acquired with the lease itself (see {@link acquireMembers}).
    */
   expire?(timeToLive: number, unit?: TimeUnit): Promise<boolean>;
+  /**
+   * @internal Where a release of the member is published, for a MultiLock waiting after it refused
+   * `threadId`; absent or `null`: none (the refusal's TTL bounds the wait).
+   */
+  releaseChannel?(threadId: number): MemberChannel | null;
+}
+
+/** @internal A member's release channel on the member's own client. */
+export interface MemberChannel {
+  readonly pubsub: PublishSubscribe;
+  readonly channel: string;
+  readonly policy: WakePolicy;
+  /** The member client's `subscriptionTimeout`. */
+  readonly subscriptionTimeout: number;
 }
 
 export interface RoundParams {
   readonly members: readonly MultiLockMember[];
   /** Members that may fail: 0 for a MultiLock, `n - (n/2 + 1)` for a RedLock. */
   readonly failedLocksLimit: number;
-  /** The wait each member gets out of the remaining wait (`-1`: none given). */
-  readonly lockWaitTime: (remainMs: number) => number;
   /** Total wait in ms; `-1`: one attempt per member. */
   readonly waitMs: number;
   /** Lease in ms; `-1`: the members' watchdogs. */
   readonly leaseMs: number;
   readonly threadId: number;
-  /** Longest a member's acquire (beyond its wait slice), PEXPIRE or unlock may take. */
+  /** Longest a member's acquire, PEXPIRE or unlock may take. */
   readonly nodeTimeoutMs: number;
   /** Aborted by the caller's signal or the client's shutdown. */
   readonly signal: AbortSignal;
@@ -71,24 +88,41 @@ export function clockDrift(leaseMs: number): number {
 
 /**
  * Runs one acquisition. Resolves with the outcome; when not acquired, every member whose acquire may have
- * landed has been sent its release. Rejects with the signal's reason after releasing the same way.
+ * landed has been sent its release. Rejects with the signal's reason after releasing the same way. With a
+ * wait, it listens between rounds on the members that refused it (see {@link MultiLockWatch}) and leaves no
+ * subscription behind.
  */
 export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
+  const watch = p.waitMs > 0 ? new MultiLockWatch(p.members, p.threadId, p.signal) : null;
+  let outcome: RoundOutcome | undefined;
+  try {
+    outcome = await acquireLoop(p, watch);
+    return outcome;
+  } finally {
+    watch?.close(outcome?.acquired === true);
+  }
+}
+
+async function acquireLoop(p: RoundParams, watch: MultiLockWatch | null): Promise<RoundOutcome> {
   const { members, failedLocksLimit: limit, threadId } = p;
   const n = members.length;
   // Redisson acquires with twice the wait, so early members outlive the wait for the later ones, then
   // PEXPIREs every member to the lease. Without PEXPIRE on every member, the lease itself is used.
   const reExpire = p.leaseMs > 0 && members.every((m) => typeof m.expire === 'function');
   const memberLease = p.leaseMs > 0 ? (p.waitMs > 0 && reExpire ? p.waitMs * 2 : p.leaseMs) : -1;
-  let remain = p.waitMs > 0 ? p.waitMs : -1;
-  const slice = p.lockWaitTime(remain);
-  let time = performance.now();
-  let roundStart = time;
+  const started = performance.now();
+  const remaining = (): number => p.waitMs - (performance.now() - started);
+  // Every member gets a single attempt: the waiting happens between rounds, on every member that refused.
+  // Both times absent: a plain single attempt with the watchdog, as Redisson's `lock.tryLock()`.
+  const wait = p.waitMs <= 0 && p.leaseMs <= 0 ? -1 : 0;
+  let roundStart = performance.now();
   let failedLimit = limit;
   let acquired = 0;
   let votes = notAsked(members);
   // Members whose acquire was granted or may have landed (failed): each gets a release if we give up.
   const touched = new Set<number>();
+  // This round's refusals, with the retry delay each returned (-1: none known).
+  const refused = new Map<number, number>();
   const giveUp = async (): Promise<RoundOutcome> => {
     await releaseMembers(members, touched, threadId, p.nodeTimeoutMs);
     return { acquired: false, votes, validUntil: 0 };
@@ -96,18 +130,13 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
 
   for (let i = 0; i < n; i++) {
     const member = members[i] as MultiLockMember;
-    // Enough members are held already (a RedLock's majority): whatever this member answers, the acquisition
-    // succeeds. Redisson still gives it its whole wait slice, so a waiter woken by a release and granted a
-    // majority at once would then sit out that slice (1500 ms in lock(): its n × 1500 ms round split n ways)
-    // on a member nobody releases. One attempt instead: a free member is taken as before, a held one answers
-    // at once.
-    const quorum = acquired >= n - limit;
-    // Both times absent: a plain single attempt with the watchdog, as Redisson's `lock.tryLock()`.
-    const wait = p.waitMs <= 0 && p.leaseMs <= 0 ? -1 : quorum ? 0 : Math.floor(Math.min(slice, remain));
     let granted = false;
+    let retryAfter = -1;
+    const onRefused = (ms: number): void => void (retryAfter = ms);
     try {
-      granted = await askMember(member, wait, p, (signal) => withoutLeaseNotice(() => member.tryLock(wait, memberLease, MS, { threadId, signal })));
+      granted = await askMember(member, wait, p, (signal) => withoutLeaseNotice(() => member.tryLock(wait, memberLease, MS, withOnRefused({ threadId, signal }, onRefused))));
       votes[i] = vote(i, member, granted ? 'granted' : 'refused');
+      if (!granted) refused.set(i, retryAfter);
     } catch (error) {
       touched.add(i);
       if (p.signal.aborted) {
@@ -120,15 +149,22 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
       acquired++;
       touched.add(i);
     } else {
+      // Enough members are held already (a RedLock's majority): the acquisition succeeds.
       if (n - acquired === limit) break;
       if (failedLimit === 0) {
         await releaseMembers(members, touched, threadId, p.nodeTimeoutMs);
-        const unreachable = votes.filter((v) => v.vote === 'failed').length > limit;
-        if (p.waitMs <= 0 || (unreachable && p.stopWhenUnreachable)) return { acquired: false, votes, validUntil: 0 };
+        const failed = votes.filter((v) => v.vote === 'failed').length;
+        if (p.waitMs <= 0 || !watch || (failed > limit && p.stopWhenUnreachable)) return { acquired: false, votes, validUntil: 0 };
+        if (remaining() <= 0) return { acquired: false, votes, validUntil: 0 };
+        // Listen on the members that refused; a channel just added may have missed a release: retry at once.
+        const fresh = await watch.watch(refused.keys(), Math.min(p.nodeTimeoutMs, Math.ceil(remaining())));
+        if (!fresh) await watch.wait(Math.min(retryDelay(watch, refused, failed > 0, p.nodeTimeoutMs), remaining()));
+        if (remaining() <= 0) return { acquired: false, votes, validUntil: 0 };
         // Start over from the first member with whatever wait is left.
         failedLimit = limit;
         acquired = 0;
         touched.clear();
+        refused.clear();
         votes = notAsked(members);
         roundStart = performance.now();
         i = -1;
@@ -136,12 +172,7 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
         failedLimit--;
       }
     }
-    if (remain > 0) {
-      const now = performance.now();
-      remain -= now - time;
-      time = now;
-      if (remain <= 0) return giveUp();
-    }
+    if (p.waitMs > 0 && remaining() <= 0) return giveUp();
   }
 
   if (p.leaseMs <= 0) return { acquired: true, votes, validUntil: Infinity };
@@ -158,6 +189,25 @@ export async function acquireMembers(p: RoundParams): Promise<RoundOutcome> {
   // The acquisition took longer than the lease allows: the first members may already have expired.
   if (validUntil <= performance.now()) return giveUp();
   return { acquired: true, votes, validUntil };
+}
+
+/** `options` carrying `onRefused` under {@link ON_REFUSED}, not enumerable: the options' key check skips it. */
+function withOnRefused(options: WaitOptions, onRefused: (retryAfterMs: number) => void): WaitOptions {
+  return Object.defineProperty(options, ON_REFUSED, { value: onRefused });
+}
+
+/**
+ * The longest wait before the next round without a release message: the shortest TTL a refusal returned.
+ * A refused member that neither publishes its release nor returned a TTL, or a member that failed (its
+ * node down or slow), is tried again after the per-node timeout.
+ */
+function retryDelay(watch: MultiLockWatch, refused: ReadonlyMap<number, number>, anyFailed: boolean, nodeTimeoutMs: number): number {
+  let delay = anyFailed ? nodeTimeoutMs : Infinity;
+  for (const [index, ttl] of refused) {
+    if (ttl >= 0) delay = Math.min(delay, ttl);
+    else if (!watch.watches(index)) delay = Math.min(delay, nodeTimeoutMs);
+  }
+  return delay;
 }
 
 /** PEXPIREs every granted member to the lease; a member whose key was gone becomes `failed`. */
@@ -194,8 +244,8 @@ export async function releaseMembers(members: readonly MultiLockMember[], indexe
 }
 
 /**
- * A member's acquire, aborted when the round's signal aborts or when it takes longer than its wait slice
- * plus the per-node timeout (the member then undoes an acquire that lands late by itself).
+ * A member's acquire, aborted when the round's signal aborts or when it takes longer than its wait
+ * (`waitMs`, 0 for the single attempts of a round) plus the per-node timeout (the member then undoes an acquire that lands late by itself).
  */
 async function askMember(member: MultiLockMember, waitMs: number, p: RoundParams, call: (signal: AbortSignal) => Promise<boolean>): Promise<boolean> {
   p.signal.throwIfAborted();

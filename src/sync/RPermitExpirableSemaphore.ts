@@ -11,12 +11,12 @@
  *
  * Interoperates with Java Redisson ≥ 3.23.4 (one id per permit; ≥ 3.17.0 for single permits).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { describeValue, mapName, requireTime, requireUnit } from '../config.js';
+import { describeValue, mapName, requireTime, requireUnit, unlockLatchTtl } from '../config.js';
 import { traceRelease } from '../diagnostics.js';
 import { PermitNotHeldError } from '../errors.js';
-import { permitExpirableTimeoutName, semaphoreChannelName } from '../keys.js';
+import { permitExpirableTimeoutName, semaphoreChannelName, unlockLatchName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
@@ -226,7 +226,8 @@ export class RPermitExpirableSemaphore {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
     const { executor, pubsub } = this.#ctx;
-    return (await executor.eval('permitExpirableSemaphore/trySetPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand], 'idempotent')) === 1;
+    const reply = await this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/trySetPermits', [this.#rawName, this.#channel, latch], [permits, pubsub.publishCommand, ttl], 'idempotent'));
+    return reply === 1;
   }
 
   /**
@@ -351,7 +352,7 @@ export class RPermitExpirableSemaphore {
     const released = await traceRelease(
       { name: this.#name, rawName: this.#rawName, primitive: 'RPermitExpirableSemaphore', clientId: this.#ctx.id, permits: 1 },
       (r) => r === 1,
-      () => executor.eval('permitExpirableSemaphore/tryRelease', [this.#rawName, this.#channel, this.#timeoutName], [id, 1, Date.now(), pubsub.publishCommand], 'idempotent'),
+      () => this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/tryRelease', [this.#rawName, this.#channel, this.#timeoutName, latch], [id, 1, Date.now(), pubsub.publishCommand, ttl], 'idempotent')),
     );
     return released === 1;
   }
@@ -361,8 +362,26 @@ export class RPermitExpirableSemaphore {
     const released = await traceRelease(
       { name: this.#name, rawName: this.#rawName, primitive: 'RPermitExpirableSemaphore', clientId: this.#ctx.id, permits: ids.length },
       (r) => Number(r) > 0,
-      () => executor.eval('permitExpirableSemaphore/tryReleaseMany', [this.#rawName, this.#channel, this.#timeoutName], [ids.length, Date.now(), pubsub.publishCommand, ...ids], 'idempotent'),
+      () =>
+        this.#latched((latch, ttl) =>
+          executor.eval('permitExpirableSemaphore/tryReleaseMany', [this.#rawName, this.#channel, this.#timeoutName, latch], [ids.length, Date.now(), pubsub.publishCommand, ttl, ...ids], 'idempotent'),
+        ),
     );
     return Number(released);
+  }
+
+  /**
+   * Runs a script that is re-sent after a lost reply (`'idempotent'`) under a fresh request latch
+   * (`redisson_unlock_latch:{N}:<id>`, as the lock family's unlock): the script keeps its answer there when it
+   * changed something, so a re-sent run answers the same and changes nothing. The latch is deleted afterwards
+   * without waiting; its TTL covers every re-send.
+   */
+  async #latched(run: (latch: string, ttlMs: number) => Promise<unknown>): Promise<unknown> {
+    const latch = unlockLatchName(this.#rawName, randomUUID().replaceAll('-', ''));
+    try {
+      return await run(latch, unlockLatchTtl(this.#ctx.options));
+    } finally {
+      this.#ctx.executor.fireAndForget('DEL', latch);
+    }
   }
 }
