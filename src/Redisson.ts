@@ -13,6 +13,7 @@ import { requireOneSlot } from './clusterNames.js';
 import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
+import { isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
@@ -69,6 +70,11 @@ export interface RedissonEventMap {
   error: [Error];
   /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
   reconnecting: [number];
+  /**
+   * Sentinel: the client followed a `+switch-master` — its command and subscriber connections are on the new
+   * master, and commands held during the move have been let go.
+   */
+  failover: [MasterSwitch];
 }
 
 /** @deprecated use {@link RedissonEventMap}: the payload of each event is its first argument. */
@@ -97,6 +103,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
   readonly #stopForwarding: () => void;
+  // Sentinel: moves both connections to a new master on `+switch-master`; null in other deployments.
+  readonly #follower: SentinelFollower | null = null;
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
@@ -121,7 +129,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       this.#connection = new Cluster(cluster.nodes, cluster.command);
       this.#ownsConnection = true;
       this.#connection.on('error', () => undefined);
-    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false) {
+    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
       this.#connection = redis;
       this.#ownsConnection = false;
     } else {
@@ -133,12 +141,14 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
             ? new Redis(redis, noReplay)
             : new Redis({ ...(redis as RedisOptions), ...noReplay });
       this.#ownsConnection = true;
+      // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
+      // disturb the caller's own connection.)
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
     // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
-    const sentinels = (this.#connection.options as { sentinels?: unknown[] | null }).sentinels;
-    const replicated = cluster !== null || (Array.isArray(sentinels) && sentinels.length > 0);
+    const sentinel = cluster === null && isSentinelMode(this.#connection as Redis);
+    const replicated = cluster !== null || sentinel;
     const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
     this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
@@ -167,6 +177,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
     const pubsub = this.#pubsub;
     if (cluster) followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null);
+    if (sentinel) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -186,7 +197,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       pubsub: this.#pubsub,
       renewal: this.#renewal,
       holds: this.#holds,
-      clustered: cluster !== null,
+      clustered: replicated,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
       noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),
@@ -499,6 +510,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     // Acquisitions that landed after their wait was aborted are being undone: let them finish.
     await settleBy([...this.#background], deadline);
     this.#renewal.stop();
+    this.#follower?.close();
     // Unlocks (and their latch DELs) still in flight are answered before QUIT: nothing is written after it.
     await this.#executor.drain(deadline);
     this.#executor.dispose();
