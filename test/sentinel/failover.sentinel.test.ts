@@ -4,8 +4,8 @@
  * another client (following the switch) sees free on the new master. Our client subscribes to
  * `+switch-master` and moves its connections at once, holding commands meanwhile. Forced timing: the test
  * itself listens to `+switch-master` and, on it, pauses the new master for 400 ms (below Sentinel's 1 s
- * down-after), so our client's move is still under way when the test issues a lock: that lock must be held
- * back and land on the new master, never on the old one.
+ * down-after) and, once our client has dropped its socket to the old master, issues a lock while the move is
+ * still under way: that lock must be held back and land on the new master, never on the old one.
  */
 import { once } from 'node:events';
 import { Redis } from 'ioredis';
@@ -44,11 +44,19 @@ const scripts = async (r: Redis): Promise<number> => {
   const stats = await r.info('commandstats');
   return [...stats.matchAll(/^cmdstat_(?:eval|evalsha|eval_ro|evalsha_ro):calls=(\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
 };
+const onPort = (r: Redis, port: number): boolean => r.status === 'ready' && (r as unknown as { stream: { remotePort?: number } }).stream.remotePort === port;
 const numsub = async (r: Redis, channel: string): Promise<number> => Number(((await r.pubsub('NUMSUB', channel)) as [string, number])[1]);
 
 describe('SENTINEL FAILOVER is followed at once', () => {
   it('a lock issued while the client moves lands on the new master; after the switch no script reaches the demoted master; an unlock across the switch releases there; a parked waiter wakes on the release', async () => {
-    const [a, b, w] = [client(), client(), client()];
+    // `b` is made from the caller's own ioredis Sentinel-mode instance: the client follows on a duplicate of it.
+    const given = new Redis({ ...set.redisOptions(), autoResendUnfulfilledCommands: false });
+    given.on('error', () => undefined);
+    raws.push(given);
+    const b = Redisson.create({ redis: given, shortLeaseWarning: false });
+    clients.push(b);
+    expect(b.redis).not.toBe(given);
+    const [a, w] = [client(), client()];
     const oldMaster = direct(set.master.port);
     const replicas = new Map(set.replicas.map((r) => [r.port, direct(r.port)]));
     // Connected and warm (replica counts cached) before the failover.
@@ -77,7 +85,13 @@ describe('SENTINEL FAILOVER is followed at once', () => {
         sub.on('message', (_channel: string, message: string) => {
           if (issued !== null) return;
           const port = Number(message.split(' ')[4]);
-          issued = replicas.get(port)!.call('CLIENT', 'PAUSE', '400', 'ALL').then(() => during.tryLock(0, 60_000));
+          // Issued once `a` has heard of the switch (it dropped its old socket) and before it can be ready on the
+          // paused new master: a command written earlier went to the old master before the switch was known.
+          issued = replicas
+            .get(port)!
+            .call('CLIENT', 'PAUSE', '400', 'ALL')
+            .then(() => eventually(() => !onPort(a.redis, set.master.port), 2_000, '`a` to leave the old master'))
+            .then(() => during.tryLock(0, 60_000));
           resolve(port);
         });
         listening.push(sub.subscribe('+switch-master'));
@@ -95,6 +109,10 @@ describe('SENTINEL FAILOVER is followed at once', () => {
     expect(await within(issued!, 10_000, 'the lock issued during the move')).toBe(true);
     expect(await newMaster.hlen(during.getName())).toBe(1);
     expect(await oldMaster.exists(during.getName())).toBe(0);
+
+    // The caller's own connection was left where it was.
+    expect(given.status).toBe('ready');
+    expect(onPort(given, set.master.port)).toBe(true);
 
     // From now on nothing of ours reaches the old master, which Sentinel has not demoted yet.
     const before = await scripts(oldMaster);
