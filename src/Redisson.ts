@@ -4,11 +4,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor, type RedisConnection } from './commands.js';
-import { isClusterInstance, keySlot } from './cluster.js';
+import { keySlot } from './cluster.js';
+import { clusterSetup, clusterTransport, followClusterTopology } from './clusterTopology.js';
 import { requireOneSlot } from './clusterNames.js';
 import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
@@ -31,7 +32,7 @@ import { RedissonRedLock } from './locks/RedissonRedLock.js';
 import { RPermitExpirableSemaphore } from './sync/RPermitExpirableSemaphore.js';
 import { RSemaphore } from './sync/RSemaphore.js';
 import { RCountDownLatch } from './sync/RCountDownLatch.js';
-import { PublishSubscribe, type PubSubTransport } from './pubsub/PublishSubscribe.js';
+import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
 import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
@@ -176,7 +177,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
     const pubsub = this.#pubsub;
-    if (cluster) followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null);
+    if (cluster) this.#executor.onMoved(followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null));
     if (sentinel) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
@@ -561,116 +562,4 @@ async function settleBy(work: Promise<unknown>[], deadline: number): Promise<voi
   const left = Math.max(0, deadline - performance.now());
   await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
   clearTimeout(timer);
-}
-
-/** The nodes and the two connections' options of a Redis Cluster client, or null for any other `redis`. */
-function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions): { nodes: ClusterNode[]; command: ClusterOptions; subscriber: ClusterOptions } | null {
-  let nodes: ClusterNode[];
-  let base: ClusterOptions;
-  if (isClusterInstance(redis)) {
-    nodes = [...((redis as unknown as { startupNodes: ClusterNode[] }).startupNodes ?? [])];
-    base = redis.options;
-  } else if (typeof redis === 'object' && 'clusterNodes' in redis) {
-    nodes = [...redis.clusterNodes];
-    base = redis.clusterOptions ?? {};
-  } else {
-    return null;
-  }
-  const redisOptions = { ...(base.redisOptions ?? {}), autoResendUnfulfilledCommands: false };
-  // Redisson scans the topology every `scanInterval` (5 s): a slot that moved or a promoted replica is found
-  // without waiting for a MOVED, and sharded subscriptions follow their slot (see PublishSubscribe).
-  const slotsRefreshInterval = base.slotsRefreshInterval ?? 5_000;
-  return {
-    nodes,
-    // retryDelayOnFailover 0: ioredis' Cluster otherwise sends a command (or a whole pipeline) again when its
-    // connection closed — an acquire script that ran before the socket dropped would run twice. A lost reply
-    // surfaces as ConnectionLostError instead, as on a single server.
-    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval, retryDelayOnFailover: 0 },
-    subscriber: {
-      ...base,
-      keyPrefix: '',
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      redisOptions: { ...redisOptions, keyPrefix: '', autoResubscribe: true },
-      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough. Its slot map
-      // is refreshed when the command connection's scan finds the topology changed (see the constructor).
-      shardedSubscribers: options.shardedSubscriptionMode !== 'OFF',
-    },
-  };
-}
-
-/**
- * A cluster client's pub/sub transport (Redisson's `shardedSubscriptionMode`): `ON` sharded, `OFF` classic,
- * `AUTO` sharded when the cluster answers `PUBSUB SHARDNUMSUB` (Redis 7+), classic when it refuses it.
- */
-function clusterTransport(connection: RedisConnection, options: ResolvedOptions): PubSubTransport | (() => Promise<PubSubTransport>) {
-  if (options.shardedSubscriptionMode === 'ON') return 'sharded';
-  if (options.shardedSubscriptionMode === 'OFF') return 'classic';
-  return () =>
-    connection.call('PUBSUB', 'SHARDNUMSUB').then(
-      (): PubSubTransport => 'sharded',
-      (error: unknown): PubSubTransport => {
-        if (error instanceof Error && error.name === 'ReplyError') return 'classic';
-        throw error;
-      },
-    );
-}
-
-/** Which master serves each slot, as one comparable string (ioredis' slot map of `cluster`). */
-function topology(cluster: Cluster): string {
-  return cluster.slots.map((nodes) => nodes[0] ?? '').join(',');
-}
-
-/**
- * Whether every master named in `cluster`'s slot map has a connection in its pool that answers a PING within
- * 500 ms. A master the map still names but the pool dropped (a dead node) counts as unreachable: a retry
- * routed there would fail.
- */
-async function reachable(cluster: Cluster): Promise<boolean> {
-  const named = new Set(cluster.slots.map((nodes) => nodes[0]).filter((key): key is string => typeof key === 'string'));
-  const pool = new Map(cluster.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
-  const masters = [...named].map((key) => pool.get(key));
-  if (masters.length === 0 || masters.some((node) => node === undefined)) return false;
-  const answers = await Promise.all(
-    (masters as Redis[]).map((node) => {
-      let timer: NodeJS.Timeout | undefined;
-      return Promise.race([node.ping().then(() => true, () => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 500)))]).finally(() => clearTimeout(timer));
-    }),
-  );
-  return answers.every(Boolean);
-}
-
-/**
- * Keeps a cluster client's waiters awake to topology changes. ioredis' Cluster re-subscribes sharded channels
- * itself once it finds the topology changed (a failover; a slot migrated, whose subscriptions the server
- * dropped). A release may have been published meanwhile, so every waiter retries once — after the command
- * connection's slot map is fresh too and every master in it answers, so no retry goes to a dead node (at most
- * ~20 s; a waiter's own TTL bounds its wait meanwhile). The command connection's topology scan
- * (`slotsRefreshInterval`) makes the subscriber look too when it finds a change.
- */
-function followClusterTopology(command: Cluster, subscriber: Cluster, pubsub: PublishSubscribe, closed: () => boolean): void {
-  const whenReachable = (wake: () => void, tries = 0): void => {
-    if (closed()) return;
-    command.refreshSlotsCache(() => {
-      void reachable(command).then((ok) => {
-        if (closed()) return;
-        if (ok || tries >= 20) wake();
-        else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
-      });
-    });
-  };
-  pubsub.setWakeGate((wake) => whenReachable(wake));
-  let scanned = '';
-  command.on('refresh', () => {
-    const now = topology(command);
-    if (scanned !== '' && now !== scanned && subscriber.status === 'ready') subscriber.refreshSlotsCache();
-    scanned = now;
-  });
-  let seen = topology(subscriber);
-  subscriber.on('subscribersReady', () => {
-    const now = topology(subscriber);
-    if (now === seen) return;
-    seen = now;
-    whenReachable(() => pubsub.wakeAll());
-  });
 }

@@ -203,6 +203,13 @@ export class CommandExecutor {
     if (this.redis.status === 'ready') this.#onReady();
   }
 
+  /** Calls `listener` on every MOVED reply this executor sees (a cluster's slot changed master). */
+  onMoved(listener: () => void): void {
+    this.#onMoved = listener;
+  }
+
+  #onMoved: () => void = () => undefined;
+
   /** Forgets the cached replica counts (the master changed): the next synced write asks `INFO replication`. */
   forgetReplicas(): void {
     this.#replicas.clear();
@@ -326,6 +333,7 @@ export class CommandExecutor {
         if (redirect === undefined || !isClusterInstance(this.redis) || redirects >= 5) throw error;
         if (redirect === 'ASK') return this.run((redis) => evalScript(redis, id, keys, args));
         const cluster = this.redis;
+        this.#onMoved();
         await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
         this.#replicas.clear();
       }
