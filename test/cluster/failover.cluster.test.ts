@@ -46,7 +46,10 @@ const replicaOf = async (masterPort: number): Promise<number> => {
   return Number(/:(\d+)@/.exec(replica)![1]);
 };
 
-describe.each(['AUTO', 'OFF'] as const)('CLUSTER FAILOVER (shardedSubscriptionMode %s)', (mode) => {
+// Sharded pub/sub (AUTO on Redis 7, Redisson's default): the old master drops the waiter's SSUBSCRIBE when its slot
+// moves. (With OFF a classic PUBLISH reaches every node, so the waiter wakes without re-subscribing.)
+const mode = 'AUTO';
+describe('CLUSTER FAILOVER', () => {
   it("a waiter parked on the old master wakes on the holder's release after the failover, without a topology scan", async () => {
     const name = uniqueName('cluster-failover');
     const slot = keySlot(name);
