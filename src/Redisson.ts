@@ -14,7 +14,7 @@ import { requireOneSlot } from './clusterNames.js';
 import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
-import { isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
+import { followsMaster, isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
@@ -178,7 +178,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
     const pubsub = this.#pubsub;
     if (cluster) this.#executor.onMoved(followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null));
-    if (sentinel) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
+    if (sentinel && followsMaster(this.#connection as Redis)) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>

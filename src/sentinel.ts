@@ -42,6 +42,11 @@ export function isSentinelMode(redis: Redis): boolean {
   return Array.isArray(o.sentinels) && o.sentinels.length > 0 && typeof o.name === 'string' && o.name !== '';
 }
 
+/** Whether `redis` is a Sentinel-mode connection to the master (not `role: 'slave'`): the one a switch moves. */
+export function followsMaster(redis: Redis): boolean {
+  return isSentinelMode(redis) && (redis.options as { role?: string }).role !== 'slave';
+}
+
 /** Parses `<name> <old-ip> <old-port> <new-ip> <new-port>`; null when malformed. */
 export function parseSwitchMaster(message: string): MasterSwitch & { readonly toEndpoint: Endpoint } | null {
   const [masterName, oldHost, oldPort, newHost, newPort] = message.split(' ');
