@@ -19,7 +19,7 @@ export interface ClientContext {
   /** Holds this client believes its owners have; settles acquires whose reply was lost. */
   readonly holds: HoldLedger;
   /**
-   * A Redis Cluster client: a waiter's retry that fails at the connection level (a master failing over) is
+   * A Redis Cluster or Sentinel client: a waiter's retry that fails at the connection level (a master failing over) is
    * tried again after at most a second instead of failing the wait (see `acquire`).
    */
   readonly clustered: boolean;

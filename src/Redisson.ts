@@ -4,15 +4,17 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
 import { CommandExecutor, type RedisConnection } from './commands.js';
-import { isClusterInstance, keySlot } from './cluster.js';
+import { keySlot } from './cluster.js';
+import { clusterSetup, clusterTransport, followClusterTopology } from './clusterTopology.js';
 import { requireOneSlot } from './clusterNames.js';
 import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
+import { followsMaster, isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
@@ -31,7 +33,7 @@ import { RedissonRedLock } from './locks/RedissonRedLock.js';
 import { RPermitExpirableSemaphore } from './sync/RPermitExpirableSemaphore.js';
 import { RSemaphore } from './sync/RSemaphore.js';
 import { RCountDownLatch } from './sync/RCountDownLatch.js';
-import { PublishSubscribe, type PubSubTransport } from './pubsub/PublishSubscribe.js';
+import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
 import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
@@ -70,6 +72,11 @@ export interface RedissonEventMap {
   error: [Error];
   /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
   reconnecting: [number];
+  /**
+   * Sentinel: the client followed a `+switch-master` — its command and subscriber connections are on the new
+   * master, and commands held during the move have been let go.
+   */
+  failover: [MasterSwitch];
 }
 
 /** @deprecated use {@link RedissonEventMap}: the payload of each event is its first argument. */
@@ -98,6 +105,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
   readonly #stopForwarding: () => void;
+  // Sentinel: moves both connections to a new master on `+switch-master`; null in other deployments.
+  readonly #follower: SentinelFollower | null = null;
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
@@ -122,7 +131,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       this.#connection = new Cluster(cluster.nodes, cluster.command);
       this.#ownsConnection = true;
       this.#connection.on('error', () => undefined);
-    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false) {
+    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
       this.#connection = redis;
       this.#ownsConnection = false;
     } else {
@@ -134,12 +143,14 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
             ? new Redis(redis, noReplay)
             : new Redis({ ...(redis as RedisOptions), ...noReplay });
       this.#ownsConnection = true;
+      // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
+      // disturb the caller's own connection.)
       // Failures surface as rejected commands; without a listener ioredis would also print each one.
       this.#connection.on('error', () => undefined);
     }
     // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
-    const sentinels = (this.#connection.options as { sentinels?: unknown[] | null }).sentinels;
-    const replicated = cluster !== null || (Array.isArray(sentinels) && sentinels.length > 0);
+    const sentinel = cluster === null && isSentinelMode(this.#connection as Redis);
+    const replicated = cluster !== null || sentinel;
     const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
     this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
     const keyPrefix = this.#connection.options.keyPrefix ?? '';
@@ -167,7 +178,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     };
     this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
     const pubsub = this.#pubsub;
-    if (cluster) followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null);
+    if (cluster) this.#executor.onMoved(followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null));
+    if (sentinel && followsMaster(this.#connection as Redis)) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
     this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
@@ -187,7 +199,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       pubsub: this.#pubsub,
       renewal: this.#renewal,
       holds: this.#holds,
-      clustered: cluster !== null,
+      clustered: replicated,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
       noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),
@@ -518,6 +530,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     // Acquisitions that landed after their wait was aborted are being undone: let them finish.
     await settleBy([...this.#background], deadline);
     this.#renewal.stop();
+    this.#follower?.close();
     // Unlocks (and their latch DELs) still in flight are answered before QUIT: nothing is written after it.
     await this.#executor.drain(deadline);
     this.#executor.dispose();
@@ -568,116 +581,4 @@ async function settleBy(work: Promise<unknown>[], deadline: number): Promise<voi
   const left = Math.max(0, deadline - performance.now());
   await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
   clearTimeout(timer);
-}
-
-/** The nodes and the two connections' options of a Redis Cluster client, or null for any other `redis`. */
-function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions): { nodes: ClusterNode[]; command: ClusterOptions; subscriber: ClusterOptions } | null {
-  let nodes: ClusterNode[];
-  let base: ClusterOptions;
-  if (isClusterInstance(redis)) {
-    nodes = [...((redis as unknown as { startupNodes: ClusterNode[] }).startupNodes ?? [])];
-    base = redis.options;
-  } else if (typeof redis === 'object' && 'clusterNodes' in redis) {
-    nodes = [...redis.clusterNodes];
-    base = redis.clusterOptions ?? {};
-  } else {
-    return null;
-  }
-  const redisOptions = { ...(base.redisOptions ?? {}), autoResendUnfulfilledCommands: false };
-  // Redisson scans the topology every `scanInterval` (5 s): a slot that moved or a promoted replica is found
-  // without waiting for a MOVED, and sharded subscriptions follow their slot (see PublishSubscribe).
-  const slotsRefreshInterval = base.slotsRefreshInterval ?? 5_000;
-  return {
-    nodes,
-    // retryDelayOnFailover 0: ioredis' Cluster otherwise sends a command (or a whole pipeline) again when its
-    // connection closed — an acquire script that ran before the socket dropped would run twice. A lost reply
-    // surfaces as ConnectionLostError instead, as on a single server.
-    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval, retryDelayOnFailover: 0 },
-    subscriber: {
-      ...base,
-      keyPrefix: '',
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      redisOptions: { ...redisOptions, keyPrefix: '', autoResubscribe: true },
-      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough. Its slot map
-      // is refreshed when the command connection's scan finds the topology changed (see the constructor).
-      shardedSubscribers: options.shardedSubscriptionMode !== 'OFF',
-    },
-  };
-}
-
-/**
- * A cluster client's pub/sub transport (Redisson's `shardedSubscriptionMode`): `ON` sharded, `OFF` classic,
- * `AUTO` sharded when the cluster answers `PUBSUB SHARDNUMSUB` (Redis 7+), classic when it refuses it.
- */
-function clusterTransport(connection: RedisConnection, options: ResolvedOptions): PubSubTransport | (() => Promise<PubSubTransport>) {
-  if (options.shardedSubscriptionMode === 'ON') return 'sharded';
-  if (options.shardedSubscriptionMode === 'OFF') return 'classic';
-  return () =>
-    connection.call('PUBSUB', 'SHARDNUMSUB').then(
-      (): PubSubTransport => 'sharded',
-      (error: unknown): PubSubTransport => {
-        if (error instanceof Error && error.name === 'ReplyError') return 'classic';
-        throw error;
-      },
-    );
-}
-
-/** Which master serves each slot, as one comparable string (ioredis' slot map of `cluster`). */
-function topology(cluster: Cluster): string {
-  return cluster.slots.map((nodes) => nodes[0] ?? '').join(',');
-}
-
-/**
- * Whether every master named in `cluster`'s slot map has a connection in its pool that answers a PING within
- * 500 ms. A master the map still names but the pool dropped (a dead node) counts as unreachable: a retry
- * routed there would fail.
- */
-async function reachable(cluster: Cluster): Promise<boolean> {
-  const named = new Set(cluster.slots.map((nodes) => nodes[0]).filter((key): key is string => typeof key === 'string'));
-  const pool = new Map(cluster.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
-  const masters = [...named].map((key) => pool.get(key));
-  if (masters.length === 0 || masters.some((node) => node === undefined)) return false;
-  const answers = await Promise.all(
-    (masters as Redis[]).map((node) => {
-      let timer: NodeJS.Timeout | undefined;
-      return Promise.race([node.ping().then(() => true, () => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 500)))]).finally(() => clearTimeout(timer));
-    }),
-  );
-  return answers.every(Boolean);
-}
-
-/**
- * Keeps a cluster client's waiters awake to topology changes. ioredis' Cluster re-subscribes sharded channels
- * itself once it finds the topology changed (a failover; a slot migrated, whose subscriptions the server
- * dropped). A release may have been published meanwhile, so every waiter retries once — after the command
- * connection's slot map is fresh too and every master in it answers, so no retry goes to a dead node (at most
- * ~20 s; a waiter's own TTL bounds its wait meanwhile). The command connection's topology scan
- * (`slotsRefreshInterval`) makes the subscriber look too when it finds a change.
- */
-function followClusterTopology(command: Cluster, subscriber: Cluster, pubsub: PublishSubscribe, closed: () => boolean): void {
-  const whenReachable = (wake: () => void, tries = 0): void => {
-    if (closed()) return;
-    command.refreshSlotsCache(() => {
-      void reachable(command).then((ok) => {
-        if (closed()) return;
-        if (ok || tries >= 20) wake();
-        else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
-      });
-    });
-  };
-  pubsub.setWakeGate((wake) => whenReachable(wake));
-  let scanned = '';
-  command.on('refresh', () => {
-    const now = topology(command);
-    if (scanned !== '' && now !== scanned && subscriber.status === 'ready') subscriber.refreshSlotsCache();
-    scanned = now;
-  });
-  let seen = topology(subscriber);
-  subscriber.on('subscribersReady', () => {
-    const now = topology(subscriber);
-    if (now === seen) return;
-    seen = now;
-    whenReachable(() => pubsub.wakeAll());
-  });
 }

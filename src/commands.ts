@@ -139,8 +139,11 @@ export class CommandExecutor {
   // Commands waiting for the connection to be ready, in call order.
   readonly #waiting: InFlight[] = [];
   readonly #onReady = (): void => {
-    for (const entry of this.#waiting.splice(0)) entry.send?.();
+    if (this.#admits()) for (const entry of this.#waiting.splice(0)) entry.send?.();
   };
+  // Whether a command may be written now that the connection is ready: a Sentinel client holds commands while
+  // it moves to a new master (see `admitWhen`).
+  #admits: () => boolean = () => true;
   // ioredis' `maxRetriesPerRequest`: a command waiting for the connection fails after that many reconnect
   // attempts (as ioredis would fail it in its offline queue), or at `timeout`, whichever comes first.
   readonly #onReconnecting = (): void => {
@@ -186,6 +189,32 @@ export class CommandExecutor {
     this.#publishCommand = resolve;
   }
 
+  /**
+   * Holds every command (waiting as for a connection that is not ready, at most `timeout`) while `admits`
+   * answers false, even on a ready connection: a Sentinel client does not write to a master it knows was
+   * demoted. Call {@link admit} when it turns true.
+   */
+  admitWhen(admits: () => boolean): void {
+    this.#admits = admits;
+  }
+
+  /** Sends the held commands, in call order, when the connection is ready and admits them. */
+  admit(): void {
+    if (this.redis.status === 'ready') this.#onReady();
+  }
+
+  /** Calls `listener` on every MOVED reply this executor sees (a cluster's slot changed master). */
+  onMoved(listener: () => void): void {
+    this.#onMoved = listener;
+  }
+
+  #onMoved: () => void = () => undefined;
+
+  /** Forgets the cached replica counts (the master changed): the next synced write asks `INFO replication`. */
+  forgetReplicas(): void {
+    this.#replicas.clear();
+  }
+
   /** Number of commands sent and not yet settled. */
   get inflight(): number {
     return this.#inflight.size;
@@ -211,7 +240,7 @@ export class CommandExecutor {
       );
     };
     const status = this.redis.status;
-    if (status === 'ready') entry.send();
+    if (status === 'ready' && this.#admits()) entry.send();
     // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
     else if (status === 'end') this.#expire(entry);
     else this.#waiting.push(entry);
@@ -304,6 +333,7 @@ export class CommandExecutor {
         if (redirect === undefined || !isClusterInstance(this.redis) || redirects >= 5) throw error;
         if (redirect === 'ASK') return this.run((redis) => evalScript(redis, id, keys, args));
         const cluster = this.redis;
+        this.#onMoved();
         await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
         this.#replicas.clear();
       }

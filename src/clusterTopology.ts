@@ -1,0 +1,168 @@
+/**
+ * A Redis Cluster client's connections and how they follow the topology: the command and subscriber
+ * connections' options, the pub/sub transport, and the reactions that keep waiters awake across a failover or a
+ * slot migration. Self-contained (ioredis, the options and a narrow view of the subscription registry), so that
+ * it can move with the other connection code.
+ */
+import type { Cluster, ClusterNode, ClusterOptions, Redis } from 'ioredis';
+import { isClusterInstance } from './cluster.js';
+import type { RedisConnection } from './commands.js';
+import type { ResolvedOptions } from './config.js';
+import type { PubSubTransport } from './pubsub/PublishSubscribe.js';
+
+/** What the topology follower needs of the subscription registry. */
+export interface WaiterWaker {
+  /** Sets when waiters woken after a re-subscription may retry. */
+  setWakeGate(gate: (wake: () => void) => void): void;
+  /** Wakes every waiter once (each retries, then waits again). */
+  wakeAll(): void;
+}
+
+/** The nodes and the two connections' options of a Redis Cluster client, or null for any other `redis`. */
+export function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions): { nodes: ClusterNode[]; command: ClusterOptions; subscriber: ClusterOptions } | null {
+  let nodes: ClusterNode[];
+  let base: ClusterOptions;
+  if (isClusterInstance(redis)) {
+    nodes = [...((redis as unknown as { startupNodes: ClusterNode[] }).startupNodes ?? [])];
+    base = redis.options;
+  } else if (typeof redis === 'object' && 'clusterNodes' in redis) {
+    nodes = [...redis.clusterNodes];
+    base = redis.clusterOptions ?? {};
+  } else {
+    return null;
+  }
+  const redisOptions = { ...(base.redisOptions ?? {}), autoResendUnfulfilledCommands: false };
+  // Redisson scans the topology every `scanInterval` (5 s): a slot that moved or a promoted replica is found
+  // without waiting for a MOVED, and sharded subscriptions follow their slot (see PublishSubscribe).
+  const slotsRefreshInterval = base.slotsRefreshInterval ?? 5_000;
+  return {
+    nodes,
+    // retryDelayOnFailover 0: ioredis' Cluster otherwise sends a command (or a whole pipeline) again when its
+    // connection closed — an acquire script that ran before the socket dropped would run twice. A lost reply
+    // surfaces as ConnectionLostError instead, as on a single server.
+    command: { ...base, redisOptions, shardedSubscribers: false, slotsRefreshInterval, retryDelayOnFailover: 0 },
+    subscriber: {
+      ...base,
+      keyPrefix: '',
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      redisOptions: { ...redisOptions, keyPrefix: '', autoResubscribe: true },
+      // Sharded subscriptions need a subscriber per shard; with 'OFF' the classic one is enough. Its slot map
+      // is refreshed when the command connection's scan finds the topology changed (see the constructor).
+      shardedSubscribers: options.shardedSubscriptionMode !== 'OFF',
+    },
+  };
+}
+
+/**
+ * A cluster client's pub/sub transport (Redisson's `shardedSubscriptionMode`): `ON` sharded, `OFF` classic,
+ * `AUTO` sharded when the cluster answers `PUBSUB SHARDNUMSUB` (Redis 7+), classic when it refuses it.
+ */
+export function clusterTransport(connection: RedisConnection, options: ResolvedOptions): PubSubTransport | (() => Promise<PubSubTransport>) {
+  if (options.shardedSubscriptionMode === 'ON') return 'sharded';
+  if (options.shardedSubscriptionMode === 'OFF') return 'classic';
+  return () =>
+    connection.call('PUBSUB', 'SHARDNUMSUB').then(
+      (): PubSubTransport => 'sharded',
+      (error: unknown): PubSubTransport => {
+        if (error instanceof Error && error.name === 'ReplyError') return 'classic';
+        throw error;
+      },
+    );
+}
+
+/** Which master serves each slot, as one comparable string (ioredis' slot map of `cluster`). */
+function topology(cluster: Cluster): string {
+  return cluster.slots.map((nodes) => nodes[0] ?? '').join(',');
+}
+
+/**
+ * Whether every master named in `cluster`'s slot map has a connection in its pool that answers a PING within
+ * 500 ms. A master the map still names but the pool dropped (a dead node) counts as unreachable: a retry
+ * routed there would fail.
+ */
+async function reachable(cluster: Cluster): Promise<boolean> {
+  const named = new Set(cluster.slots.map((nodes) => nodes[0]).filter((key): key is string => typeof key === 'string'));
+  const pool = new Map(cluster.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
+  const masters = [...named].map((key) => pool.get(key));
+  if (masters.length === 0 || masters.some((node) => node === undefined)) return false;
+  const answers = await Promise.all(
+    (masters as Redis[]).map((node) => {
+      let timer: NodeJS.Timeout | undefined;
+      return Promise.race([node.ping().then(() => true, () => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 500)))]).finally(() => clearTimeout(timer));
+    }),
+  );
+  return answers.every(Boolean);
+}
+
+/**
+ * Keeps a cluster client's waiters awake to topology changes. ioredis' Cluster re-subscribes sharded channels
+ * itself once it finds the topology changed (a failover; a slot migrated, whose subscriptions the server
+ * dropped). A release may have been published meanwhile, so every waiter retries once — after the command
+ * connection's slot map is fresh too and every master in it answers, so no retry goes to a dead node (at most
+ * ~20 s; a waiter's own TTL bounds its wait meanwhile).
+ *
+ * The change is looked for at once on the signals a failover gives (issue 24): a node that errs or leaves the
+ * pool (`node error`; the subscriber's `-node`; a sharded subscriber's `nodeError`, which is how ioredis reports the server
+ * dropping our subscriptions of a slot that moved, or its `end`), and a MOVED reply our executor saw
+ * (`signal`). Each asks the cluster for its slots again — a few times, 250 ms apart, as the other nodes may
+ * still name the old master — and hands a changed map to the subscriber. The command connection's periodic
+ * scan (`slotsRefreshInterval`, Redisson's `scanInterval`) stays the fallback.
+ * @returns `signal`, to call when something suggests the topology changed.
+ */
+export function followClusterTopology(command: Cluster, subscriber: Cluster, pubsub: WaiterWaker, closed: () => boolean): () => void {
+  const whenReachable = (wake: () => void, tries = 0): void => {
+    if (closed()) return;
+    command.refreshSlotsCache(() => {
+      void reachable(command).then((ok) => {
+        if (closed()) return;
+        if (ok || tries >= 20) wake();
+        else setTimeout(() => whenReachable(wake, tries + 1), 1_000).unref();
+      });
+    });
+  };
+  pubsub.setWakeGate((wake) => whenReachable(wake));
+  const handOver = (): boolean => {
+    if (topology(command) === topology(subscriber)) return false;
+    if (subscriber.status === 'ready') subscriber.refreshSlotsCache();
+    return true;
+  };
+  command.on('refresh', handOver);
+  let seen = topology(subscriber);
+  subscriber.on('subscribersReady', () => {
+    const now = topology(subscriber);
+    if (now === seen) return;
+    seen = now;
+    whenReachable(() => pubsub.wakeAll());
+  });
+
+  // One look at a time; a signal during it asks for one more.
+  let looking = false;
+  let again = false;
+  const signal = (): void => {
+    if (closed()) return;
+    if (looking) {
+      again = true;
+      return;
+    }
+    looking = true;
+    const look = (tries: number): void => {
+      command.refreshSlotsCache(() => {
+        if (!closed() && !handOver() && tries < 12) {
+          setTimeout(() => look(tries + 1), 250).unref();
+          return;
+        }
+        looking = false;
+        if (again) {
+          again = false;
+          signal();
+        }
+      });
+    };
+    look(0);
+  };
+  // (The command connection's `+node`/`-node` follow its own slot refreshes, which `refresh` above covers.)
+  command.on('node error', signal);
+  subscriber.on('node error', signal).on('nodeError', signal).on('-node', signal);
+  return signal;
+}
