@@ -81,6 +81,8 @@ export interface ScenarioResult {
     readonly fifoSamples?: readonly unknown[];
     readonly latch?: LatchReport;
     readonly permitsAtEnd?: number | null;
+    /** Most holds under way at one instant (a semaphore's holders). */
+    readonly maxHolders?: number;
   };
 }
 
@@ -228,7 +230,7 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
     if (primitive === 'latch') Object.assign(extra, { latch: checkLatch(histories, faults, endT) });
     if (primitive === 'semaphore' || primitive === 'pes') {
       const left = await raw.get(name).catch(() => null);
-      Object.assign(extra, { permitsAtEnd: left === null ? null : Number(left) });
+      Object.assign(extra, { permitsAtEnd: left === null ? null : Number(left), maxHolders: maxConcurrent(parsedHolds(histories, endT, lease)) });
     }
     return { spec, report, hung, crashed, lockKeyLeft, phases, clockErrorMs, extra };
   } finally {
@@ -276,6 +278,15 @@ function holdsByLog(events: readonly HistoryEvent[]): boolean {
     else if (e.k === 'end' || e.k === 'exit') open.set(e.f ?? 0, false);
   }
   return [...open.values()].some((v) => v);
+}
+
+/** Most holds (logged acquisition to the call of release) under way at one instant. */
+function maxConcurrent(holds: readonly Hold[]): number {
+  const edges = holds.flatMap((h): [number, number][] => [[h.start, 1], [h.end, -1]]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let depth = 0;
+  let max = 0;
+  for (const [, d] of edges) max = Math.max(max, (depth += d));
+  return max;
 }
 
 function parsedHolds(histories: readonly WorkerHistory[], endT: number, lease: number): Hold[] {
