@@ -27,9 +27,13 @@ describe.each<[Primitive, string]>([
     });
   });
 
-  it(`${label}, data loss and stalls: recorded; every overlap involves a holder told of its loss`, async () => {
-    await suite.run({ ...base, primitive, watchdogMs: 1_000, loadMs: 4_000, id: `${primitive}-hazard`, fault: HAZARD_FAULTS, asserts: HAZARD, inject: hazardFaults }, (result) => {
-      expect(result.lockKeyLeft).toBe(false);
-    });
+  // FairLock's unlock script (Redisson's, kept for wire compatibility) answers "released" when the lock key is
+  // gone altogether, so a holder stalled past its lease whose lock expired and stayed free is not told by its
+  // unlock, only by a later renewal (measured: a SIGSTOPped holder released without error just before its
+  // process exited). Its stall overlaps are recorded, not failed; the other locks' must all be told.
+  const told = primitive === 'fairLock' ? 'recorded (FairLock: an unlock of an expired, free lock succeeds, as in Java)' : 'every overlap involves a holder told of its loss';
+  it(`${label}, data loss and stalls: ${told}`, async () => {
+    const spec = { ...base, primitive, watchdogMs: 1_000, loadMs: 4_000, id: `${primitive}-hazard`, fault: HAZARD_FAULTS, asserts: HAZARD, inject: hazardFaults };
+    await suite.run(spec, (result) => expect(result.lockKeyLeft).toBe(false), { unflaggedAllowed: primitive === 'fairLock' });
   });
 });

@@ -224,7 +224,8 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
     const extra: ScenarioResult['extra'] = {};
     if (primitive === 'fencedLock') Object.assign(extra, { tokens: checkTokens(parsedHolds(histories, endT, lease), faults) });
     if (primitive === 'fairLock') {
-      const fifo = fifoViolations(parsedHolds(histories, endT, lease), queue, spec.fairLockWaitTimeout ?? 300_000);
+      const errs = new Map(histories.map((h) => [h.id, h.events.filter((e) => e.k === 'lockErr').map((e) => e.t)]));
+      const fifo = fifoViolations(parsedHolds(histories, endT, lease), queue, spec.fairLockWaitTimeout ?? 300_000, errs);
       Object.assign(extra, { fifoViolations: fifo.length, fifoSamples: fifo.slice(0, 5) });
     }
     if (primitive === 'latch') Object.assign(extra, { latch: checkLatch(histories, faults, endT) });

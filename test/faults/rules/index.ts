@@ -81,10 +81,16 @@ export interface QueueSample {
 /**
  * FairLock FIFO: whenever the queue showed x ahead of y, y's next hold did not begin before x's. A queued
  * owner that never held afterwards (its flow was killed, its wait failed) is no violation, nor is one that
+ * saw its wait fail in between (it queues again), nor one that
  * had been queued longer than `waitTimeoutMs` (`fairLockWaitTimeout`) when y got in: Redisson drops such an
  * entry as stale and its waiter queues again at the back. Returns the pairs served out of order.
  */
-export function fifoViolations(holds: readonly Hold[], samples: readonly QueueSample[], waitTimeoutMs: number): { x: string; y: string; at: number }[] {
+export function fifoViolations(
+  holds: readonly Hold[],
+  samples: readonly QueueSample[],
+  waitTimeoutMs: number,
+  lockErrors: ReadonlyMap<string, readonly number[]> = new Map(),
+): { x: string; y: string; at: number }[] {
   const next = (field: string, after: number): Hold | undefined => holds.find((h) => h.field === field && h.start >= after);
   const firstSeen = new Map<string, number>();
   const seen = new Set<string>();
@@ -97,6 +103,8 @@ export function fifoViolations(holds: readonly Hold[], samples: readonly QueueSa
       const y = next(s.queue[i + 1] as string, s.t0);
       if (!x || !y || y.start >= x.start) continue;
       if (y.start - (firstSeen.get(xf) ?? s.t0) > waitTimeoutMs) continue;
+      // x's wait failed in between (a lost reply: its entry is undone and it queues again at the back).
+      if ((lockErrors.get(x.worker) ?? []).some((t) => t >= s.t0 && t <= x.start)) continue;
       const key = `${xf}>${s.queue[i + 1]}@${y.start}`;
       if (seen.has(key)) continue;
       seen.add(key);
