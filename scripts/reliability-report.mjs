@@ -20,6 +20,59 @@ const LAST_RUN = path.join(RESULTS, 'last-run.json');
 const KEPT = path.join(RESULTS, 'reliability.json');
 const README = path.join(ROOT, 'README.md');
 const SUITE = 'test/faults/faults.history.test.ts';
+// The family's rows (issue 24): one figures file per test file, last-run.<suite>.json.
+const FAMILY = ['locks', 'sync', 'topologies'];
+const LABELS = { fairLock: 'FairLock', readWrite: 'ReadWriteLock', fencedLock: 'FencedLock', semaphore: 'RSemaphore', pes: 'RPermitExpirableSemaphore', latch: 'RCountDownLatch', redLock: 'RedLock (3 servers)' };
+
+/** The primitive's own figure: FIFO, tokens, permits, latch releases. */
+function ownFigure(s) {
+  const x = s.extra ?? {};
+  if (x.fifoViolations !== undefined) return `FIFO violations ${x.fifoViolations}`;
+  if (x.tokens) return `tokens ${x.tokens.first}…${x.tokens.last}, out of order ${x.tokens.regressions}, restarted low after a data loss ${x.tokens.restartsLow}×`;
+  if (x.latch) return `${x.latch.awaits} awaits, ${x.latch.released} released, stuck ${x.latch.stuck}, released early ${x.latch.early}, slowest release ${ms(x.latch.maxReleaseMs)}`;
+  if (x.permitsAtEnd !== undefined) return `most holders at once ${x.maxHolders ?? '—'}; permits left at the end ${x.permitsAtEnd ?? '—'}`;
+  return '—';
+}
+
+function renderFamily(scenarios) {
+  if (!Array.isArray(scenarios) || scenarios.length === 0) return [];
+  const lines = [
+    '',
+    'The rest of the family (`test/faults/faults.{locks,sync,topologies}.test.ts`, one Redis server per file, run side by side): worker processes with 2 flows each sharing the process\'s one object (the shared-object pattern; RedLock: 1 flow, see its test), judged by the same checker with each primitive\'s rule (`test/faults/rules/`): no two exclusive holds together, a writer with nobody else, never more holders than permits; exclusive holds do the GET/SET counter section.',
+    '',
+    '| primitive | faults | workers × flows | load | holds | holds together the rule forbids (holder not told) | lost increments | stuck waiters | holds left behind | max recovery | its own figure | errors seen by the workers | asserted | result |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  for (const s of scenarios) {
+    const latch = s.primitive === 'latch';
+    lines.push(
+      `| ${[
+        LABELS[s.primitive] ?? s.primitive,
+        s.fault,
+        `${s.workers} × ${s.flows}`,
+        `${s.loadMs / 1000} s`,
+        latch ? '—' : s.holds,
+        latch ? '—' : `${s.overlaps} (${s.unflaggedOverlaps})`,
+        latch ? '—' : s.lostIncrements,
+        latch ? '—' : s.stuckWaiters,
+        latch ? '—' : s.leftBehind,
+        ms(s.maxRecoveryMs),
+        ownFigure(s),
+        errorSummary(s.errors),
+        s.asserts,
+        s.passed ? 'pass' : '**fail**',
+      ]
+        .map(cell)
+        .join(' | ')} |`,
+    );
+  }
+  lines.push(
+    '',
+    '- The *recorded* rows are where a primitive *can* be broken, by design: Redis lost its data (every hold, permit, token counter and latch with it), or a holder stalled beyond its lease. What a data loss does: a lock is taken by a second owner while the first is told (`lockLost` / `LockLostError`); a FencedLock\'s tokens start again from 1 (*restarted low*) — a store that checks tokens must refuse them or be reset too; an RSemaphore or PermitExpirableSemaphore re-initialised by `trySetPermits` hands out its permits again while the old holders still hold theirs (*holds together* counts them; nobody is told) and the old holders\' releases then add permits; a latch that vanished counts as zero and releases its awaiters.',
+    '- RSemaphore has no owner and no lease: a holder killed by `kill -9`, or an acquire whose reply a dropped connection lost (`ConnectionLostError`), keeps its permit for good, as in Java — its row records it; only the pub/sub fault is asserted for it.',
+  );
+  return lines;
+}
 const START = '<!-- reliability:start -->';
 const END = '<!-- reliability:end -->';
 
@@ -85,6 +138,7 @@ function renderSection(run) {
     '- *max recovery*: from each fault (kill, restart back up, pause over, SIGSTOP sent) to the next acquisition by another worker; after kill -9 it includes the lease the dead holder left.',
     '- CLIENT PAUSE and SIGSTOP longer than the lease are where a lease-based lock *can* be broken: their figures are recorded, not asserted to be zero. What is asserted there is that the stalled holder learns it; protecting the data itself takes a fencing token checked by the data store (a FencedLock).',
   );
+  lines.push(...renderFamily(run.family));
   return lines.join('\n');
 }
 
@@ -115,13 +169,17 @@ function main(args) {
   if (!args.includes('--render')) {
     if (!args.includes('--no-run')) {
       const vitest = path.join(ROOT, 'node_modules', '.bin', 'vitest');
-      status = spawnSync(vitest, ['run', SUITE], { cwd: ROOT, stdio: 'inherit' }).status ?? 1;
+      const files = [SUITE, ...FAMILY.map((f) => `test/faults/faults.${f}.test.ts`)];
+      status = spawnSync(vitest, ['run', ...files], { cwd: ROOT, stdio: 'inherit' }).status ?? 1;
     }
     if (!existsSync(LAST_RUN)) {
       process.stderr.write(`no ${path.relative(ROOT, LAST_RUN)}: the fault suite did not write its figures\n`);
       return 1;
     }
     copyFileSync(LAST_RUN, KEPT);
+    const kept = readJson(KEPT);
+    kept.family = FAMILY.flatMap((f) => readJson(path.join(RESULTS, `last-run.${f}.json`))?.scenarios ?? []);
+    writeFileSync(KEPT, `${JSON.stringify(kept, null, 2)}\n`);
   }
   writeFileSync(README, replaceSection(readme, renderSection(readJson(KEPT))));
   process.stdout.write(`README.md Reliability section rewritten from ${path.relative(ROOT, KEPT)}\n`);

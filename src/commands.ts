@@ -427,7 +427,11 @@ export class CommandExecutor {
     if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError();
     // A closed connection, or ioredis' Cluster giving up on a node that went away (a master failing over):
     // whether the command ran is unknown.
-    const closed = error instanceof Error && (error.message === CONNECTION_CLOSED || error.message.startsWith('Too many Cluster redirections'));
+    // So is ioredis' `AbortError`: a command its node connection's close aborted (a pipelined command whose
+    // predecessors were answered; on a Cluster, whose object emits no `close` of its own for one node).
+    const closed =
+      error instanceof Error &&
+      (error.message === CONNECTION_CLOSED || error.message.startsWith('Too many Cluster redirections') || error.name === 'AbortError');
     if (!closed) return error as Error;
     return this.#closing
       ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })

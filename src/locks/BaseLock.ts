@@ -492,6 +492,10 @@ export abstract class BaseLock<T = void> {
       result = await this.#unlockOnce(field, threadId);
     } catch (error) {
       renewal.remove(kind, this.rawName, field);
+      // The outcome is unknown (no answer): the object forgets this hold rather than keep it as its current
+      // one — else its next lock() takes a fresh owner and its next unlock() targets this stale one. A retried
+      // unlock() without an owner acts on the object's own id; an unreleased hold expires with its lease.
+      this.#auto.released(threadId);
       this.internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     }

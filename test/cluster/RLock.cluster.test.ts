@@ -283,3 +283,41 @@ describe('slot migration', () => {
     await waiter.unlock();
   }, 90_000);
 });
+
+// Issue 24: ioredis aborts a pipelined WAIT whose node connection closed (the script before it answered);
+// the Cluster object emits no `close` of its own, so the abort must be typed where it surfaces. Forced: the
+// slot's replica frozen (WAIT blocks), then CLIENT KILL on the master.
+describe('an aborted command', () => {
+  it('a WAIT aborted by the node connection closing rejects the acquire with ConnectionLostError, not an untyped AbortError', async () => {
+    // A name whose master still has a running replica (the failover tests above may have left one without).
+    let name = '';
+    let master: Redis | undefined;
+    let replica: (typeof cluster.nodes)[number] | undefined;
+    for (let i = 0; i < 50 && replica === undefined; i++) {
+      name = uniqueName('abort');
+      master = node((await cluster.masterOf(keySlot(name))).port);
+      const replicaPort = Number(/^slave0:.*port=(\d+)/m.exec(await master.info('replication'))?.[1]);
+      replica = cluster.nodes.find((n) => n.running && n.port === replicaPort);
+    }
+    if (master === undefined || replica === undefined) throw new Error('no master with a running replica');
+    const m = master;
+    const lock = client({ slavesSyncTimeout: 1_500, retryAttempts: 0 }).getLock(name);
+    // Learn the replica count first (the INFO it sends), so the acquire below is the only command in flight.
+    await lock.lock();
+    await lock.unlock();
+    replica.pause();
+    try {
+      const outcome = lock.lock().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      // The script has run on the master once the lock key exists; its WAIT is now blocked.
+      await eventually(async () => (await m.exists(name)) === 1, 5_000, 'the acquire script to run');
+      await m.client('KILL', 'TYPE', 'normal');
+      const error = await outcome;
+      expect(error, String(error)).toBeInstanceOf(ConnectionLostError);
+    } finally {
+      replica.resume();
+    }
+  });
+});

@@ -85,6 +85,16 @@ export function clientPause(offsets: readonly number[], pauseMs: number) {
     try {
       for (const offset of offsets) {
         await ctx.at(offset);
+        if (!ctx.hashed) {
+          // No hash of holders to watch: the holder by the workers' logs (recorded, not confirmed in Redis).
+          const target = await awaitHolder(ctx);
+          const t = now();
+          await conn.client('PAUSE', pauseMs, 'ALL');
+          const until = now() + pauseMs;
+          await sleep(Math.max(0, until - now()));
+          ctx.record({ kind: 'CLIENT PAUSE', t, until, blackout: true, ...(target ? { target: target.id } : {}) });
+          continue;
+        }
         for (let attempt = 0; attempt < 200; attempt++) {
           await conn.watch(ctx.name);
           const target = (await conn.hkeys(ctx.name)).map((f) => ctx.byField(f)).find((w) => w !== undefined);

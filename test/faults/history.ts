@@ -10,12 +10,12 @@
  * is inside the time Redis really gave the lock to the worker, so with a correct lock no two logged holds
  * intersect; `toleranceMs` only absorbs the clocks' disagreement between processes.
  */
-import { countLostIncrements, findLeftBehind, findOverlaps, parseHistory, uncovered, union, type Interval } from './historyParts.js';
+import { countLostIncrements, coveredBy, findLeftBehind, findOverlaps, parseHistory, uncovered, union, type Interval } from './historyParts.js';
 
 /** One line of a worker's log. `t` is on the shared clock (ms). */
-export type HistoryEvent =
-  | { readonly k: 'wait'; readonly t: number }
-  | { readonly k: 'acq'; readonly t: number }
+export type HistoryEvent = (
+  | { readonly k: 'wait'; readonly t: number; readonly role?: Role; readonly r?: number }
+  | { readonly k: 'acq'; readonly t: number; readonly role?: Role; readonly tok?: number; readonly o?: string; readonly r?: number }
   | { readonly k: 'lockErr'; readonly t: number; readonly err: string }
   | { readonly k: 'cs'; readonly t: number; readonly r: number; readonly w: number }
   | { readonly k: 'csErr'; readonly t: number; readonly err: string }
@@ -23,7 +23,17 @@ export type HistoryEvent =
   | { readonly k: 'rel'; readonly t: number; readonly ok: boolean; readonly err?: string }
   | { readonly k: 'lost'; readonly t: number }
   | { readonly k: 'dead'; readonly t: number }
-  | { readonly k: 'exit'; readonly t: number };
+  | { readonly k: 'exit'; readonly t: number }
+  // The latch's releaser (./latchWorker.ts): round `r` set to 1, and counted down.
+  | { readonly k: 'set'; readonly t: number; readonly r: number }
+  | { readonly k: 'down'; readonly t: number; readonly r: number }
+) & {
+  /** The flow of the process that logged it (the shared-object pattern); absent: 0. */
+  readonly f?: number;
+};
+
+/** A hold's kind: `w` exclusive (a lock, a write lock), `r` shared (a read lock, a permit). */
+export type Role = 'r' | 'w';
 
 export interface WorkerHistory {
   readonly id: string;
@@ -32,6 +42,8 @@ export interface WorkerHistory {
   readonly full: boolean;
   /** Its hash field in the lock (`clientId:threadId`), to match Redis samples. */
   readonly field?: string;
+  /** Its process's client id: a field `clientId:<any>` is one of its process's flows (shared object). */
+  readonly clientId?: string;
 }
 
 /** What the parent saw in the lock's hash: the fields, read at some instant within [t0, t1]. */
@@ -71,6 +83,12 @@ export interface CheckInput {
   readonly graceMs?: number;
   /** The lock's hash as the parent sampled it during the run. */
   readonly samples?: readonly RedisSample[];
+  /** Which holds may coexist; default: none (a lock). */
+  readonly allowed?: (roles: readonly Role[]) => boolean;
+  /** How many holds make the primitive full for a waiter (a semaphore's permits). @default 1 */
+  readonly capacity?: number;
+  /** How long a hold nobody released may stay (a permit without lease: for ever). @default leaseMs */
+  readonly leakMs?: number;
 }
 
 export interface Hold {
@@ -87,6 +105,11 @@ export interface Hold {
   readonly flagged: boolean;
   readonly lossSignal?: string;
   readonly cs?: { readonly r: number; readonly w: number };
+  readonly role: Role;
+  /** A FencedLock's token. */
+  readonly token?: number;
+  /** The owner's hash field, where the worker logged it (FairLock). */
+  readonly field?: string;
 }
 
 export interface Overlap {
@@ -169,14 +192,18 @@ export function checkHistory(input: CheckInput): CheckReport {
   const lease = input.leaseMs;
   const { holds, waits, lockErrors, accountable } = parseHistory(input.workers, input.endT, lease);
 
-  const overlaps = findOverlaps(holds, tolerance);
+  const overlaps = findOverlaps(holds, tolerance, input.allowed);
+  const leak = input.leakMs ?? lease;
 
   // Times the lock may have been held in Redis although no worker logged a hold: until unlock() returned,
   // and for one more lease after a hold that was not released (holder killed, unlock failed) or an
   // acquire whose outcome is unknown (lock() failed). Plus the faults during which Redis served nobody.
+  // With a capacity, the times when that many of those may have been held.
   const maybeHeld = union([
-    ...holds.map((h): Interval => [h.start, h.closedAt + (h.released ? 0 : lease)]),
-    ...lockErrors.map((t): Interval => [t, t + lease]),
+    ...coveredBy(
+      [...holds.map((h): Interval => [h.start, h.closedAt + (h.released ? 0 : leak)]), ...lockErrors.map((t): Interval => [t, t + leak])],
+      input.capacity ?? 1,
+    ),
     ...input.faults.filter((f) => f.blackout).map((f): Interval => [f.t, f.until]),
   ]);
   const stuckWaiters: StuckWaiter[] = [];
@@ -226,7 +253,7 @@ export function checkHistory(input: CheckInput): CheckReport {
     holds: holds.length,
     overlaps,
     unflaggedOverlaps: overlaps.filter((o) => !o.flagged).length,
-    ...countLostIncrements(holds, input.faults, input.finalCounter),
+    ...countLostIncrements(holds.filter((h) => h.role === 'w'), input.faults, input.finalCounter),
     stuckWaiters,
     maxFreeWaitMs,
     leftBehind: findLeftBehind(input.samples ?? [], input.workers, accountable),

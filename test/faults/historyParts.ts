@@ -2,7 +2,7 @@
  * The measures of ./history.ts's checker, each a pure function over the parsed history: holds and waits
  * per worker, overlapping holds, lost increments, free time during a wait, holds left behind in Redis.
  */
-import type { CheckReport, Fault, Hold, LeftBehind, Overlap, RedisSample, WorkerHistory } from './history.js';
+import type { CheckReport, Fault, Hold, LeftBehind, Overlap, RedisSample, Role, WorkerHistory } from './history.js';
 
 export interface Wait {
   readonly worker: string;
@@ -33,7 +33,7 @@ export function parseHistory(workers: readonly WorkerHistory[], endT: number, le
     let waitFrom: number | null = null;
     // From the lock() call to the unlock() return: the field may be in Redis anywhere in there.
     let callFrom: number | null = null;
-    let open: { start: number; end?: number; cs?: { r: number; w: number }; lost?: boolean } | null = null;
+    let open: { start: number; end?: number; cs?: { r: number; w: number }; lost?: boolean; role?: Role; token?: number; field?: string } | null = null;
     const account = (until: number): void => {
       if (callFrom !== null) windows.push([callFrom, until]);
       callFrom = null;
@@ -50,6 +50,9 @@ export function parseHistory(workers: readonly WorkerHistory[], endT: number, le
         flagged: signal !== undefined,
         ...(signal !== undefined ? { lossSignal: signal } : {}),
         ...(open.cs ? { cs: open.cs } : {}),
+        role: open.role ?? 'w',
+        ...(open.token !== undefined ? { token: open.token } : {}),
+        ...(open.field !== undefined ? { field: open.field } : {}),
       });
       open = null;
     };
@@ -65,7 +68,7 @@ export function parseHistory(workers: readonly WorkerHistory[], endT: number, le
           break;
         case 'acq':
           endWait(e.t);
-          open = { start: e.t };
+          open = { start: e.t, ...(e.role ? { role: e.role } : {}), ...(e.tok !== undefined ? { token: e.tok } : {}), ...(e.o !== undefined ? { field: e.o } : {}) };
           break;
         case 'lockErr':
           endWait(e.t);
@@ -94,6 +97,8 @@ export function parseHistory(workers: readonly WorkerHistory[], endT: number, le
           account(e.t + lease);
           break;
         case 'csErr':
+        case 'set':
+        case 'down':
           break;
       }
     }
@@ -110,17 +115,43 @@ function markLost(holds: Hold[]): void {
   if (last) holds.push({ ...last, flagged: true, lossSignal: last.lossSignal ?? 'lockLost' });
 }
 
-export function findOverlaps(holds: readonly Hold[], tolerance: number): Overlap[] {
+/**
+ * Pairs of holds by different workers that intersect by more than `tolerance` where the primitive's rule
+ * does not allow them together: `allowed` gets the roles of every hold under way when the later one began.
+ */
+export function findOverlaps(holds: readonly Hold[], tolerance: number, allowed: (roles: readonly Role[]) => boolean = (r) => r.length <= 1): Overlap[] {
   const out: Overlap[] = [];
   for (let j = 0; j < holds.length; j++) {
     const b = holds[j] as Hold;
+    const active: { a: Hold; ms: number }[] = [];
     for (let i = j - 1; i >= 0; i--) {
       const a = holds[i] as Hold;
       const ms = Math.min(a.end, b.end) - b.start;
-      if (a.worker !== b.worker && ms > tolerance) {
-        out.push({ a: a.worker, b: b.worker, at: b.start, ms, flagged: a.flagged || b.flagged });
-      }
+      if (a.worker !== b.worker && ms > tolerance) active.push({ a, ms });
     }
+    if (active.length === 0 || allowed([...active.map(({ a }) => a.role), b.role])) continue;
+    // The pairs that conflict by themselves (a writer and a reader); else (too many permits) every pair.
+    const pairs = active.filter(({ a }) => !allowed([a.role, b.role]));
+    for (const { a, ms } of pairs.length > 0 ? pairs : active) out.push({ a: a.worker, b: b.worker, at: b.start, ms, flagged: a.flagged || b.flagged });
+  }
+  return out;
+}
+
+/**
+ * Where at least `capacity` of `intervals` overlap (sorted, disjoint): with capacity 1, their union. For a
+ * semaphore, the time its every permit may have been taken.
+ */
+export function coveredBy(intervals: readonly Interval[], capacity: number): Interval[] {
+  if (capacity <= 1) return union([...intervals]);
+  const edges = intervals.flatMap(([s, e]): [number, number][] => [[s, 1], [e, -1]]).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: Interval[] = [];
+  let depth = 0;
+  let from = 0;
+  for (const [t, d] of edges) {
+    const before = depth;
+    depth += d;
+    if (before < capacity && depth >= capacity) from = t;
+    else if (before >= capacity && depth < capacity && t > from) out.push([from, t]);
   }
   return out;
 }
@@ -178,9 +209,11 @@ export function findLeftBehind(samples: readonly RedisSample[], workers: readonl
   const out: LeftBehind[] = [];
   for (const s of samples) {
     for (const field of s.fields) {
-      const worker = workers.find((w) => w.field === field)?.id;
-      const windows = worker === undefined ? [] : (accountable.get(worker) ?? []);
-      if (!windows.some(([from, to]) => from <= s.t1 && to >= s.t0)) out.push({ worker: worker ?? field, t0: s.t0, t1: s.t1 });
+      // The field's worker: by its exact field, else every flow of the process whose client id it starts with.
+      const exact = workers.filter((w) => w.field === field);
+      const mine = exact.length > 0 ? exact : workers.filter((w) => w.clientId !== undefined && field.startsWith(`${w.clientId}:`));
+      const windows = mine.flatMap((w) => accountable.get(w.id) ?? []);
+      if (!windows.some(([from, to]) => from <= s.t1 && to >= s.t0)) out.push({ worker: mine[0]?.id ?? field, t0: s.t0, t1: s.t1 });
     }
   }
   return out;

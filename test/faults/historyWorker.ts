@@ -13,6 +13,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Redisson, RedissonError } from '../../src/index.js';
 import type { HistoryEvent } from './history.js';
+import { runLatch } from './latchWorker.js';
+import { makeTaker, type Primitive, type Taker } from './primitives.js';
 
 export interface HistoryWorkerOptions {
   readonly url: string;
@@ -26,6 +28,18 @@ export interface HistoryWorkerOptions {
   readonly workMs: number;
   /** Pause after each `unlock()`, so the releasing worker does not barge ahead of woken waiters. */
   readonly thinkMs: number;
+  /** @default 'lock' (an RLock). `latch`: see ./latchWorker.ts. */
+  readonly primitive?: Primitive | 'latch';
+  /** Concurrent flows looping on the process's one object (the shared-object pattern). @default 1 */
+  readonly flows?: number;
+  /** Semaphores' permits. */
+  readonly permits?: number;
+  /** RedLock: the member servers (this process's client goes to `url`, one more per member). */
+  readonly memberUrls?: readonly string[];
+  /** Latch: this process counts the rounds down (one per scenario). */
+  readonly latchReleaser?: boolean;
+  /** FairLock: `fairLockWaitTimeout`, how long a dead waiter's queue entry may block the queue. */
+  readonly fairLockWaitTimeout?: number;
 }
 
 /** IPC from the parent: first `setup`, then `go`. */
@@ -73,52 +87,76 @@ async function run(): Promise<void> {
   const fd = openSync(o.logFile, 'a');
   // writeSync to a regular file: in the page cache before the next line of code, whatever kills us next.
   const log = (event: HistoryEvent): void => void writeSync(fd, `${JSON.stringify(event)}\n`);
-  const client = Redisson.create({ redis: o.url, lockWatchdogTimeout: o.lockWatchdogTimeout });
+  const client = Redisson.create({
+    redis: o.url,
+    lockWatchdogTimeout: o.lockWatchdogTimeout,
+    shortLeaseWarning: false,
+    ...(o.fairLockWaitTimeout !== undefined ? { fairLockWaitTimeout: o.fairLockWaitTimeout } : {}),
+  });
+  const members = (o.memberUrls ?? []).map((url) => Redisson.create({ redis: url, lockWatchdogTimeout: o.lockWatchdogTimeout, shortLeaseWarning: false }));
   // The counter goes over a connection of its own: the client's connection never replays a command
   // whose reply was lost, and a raw GET there could wait forever. A replayed GET/SET is harmless here.
   const data = new Redis(o.url);
   data.on('error', () => undefined);
-  client.on('lockLost', () => log({ k: 'lost', t: now() }));
+  const onLost = (): void => log({ k: 'lost', t: now() });
+  for (const c of [client, ...members]) c.on('lockLost', onLost);
+  const primitive = o.primitive ?? 'lock';
+  // The RLock's own owner id, as before (a single flow's field); other primitives report theirs per hold.
   const lock = client.getLock(o.name);
   await data.ping();
   const go = receive('go');
-  await send({ type: 'armed', field: `${client.id}:${lock.threadId}`, clock: now() });
+  await send({ type: 'armed', field: `${client.id}:${lock.threadId}`, clientId: client.id, clock: now() });
   const { deadline } = await go;
 
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Error('deadline')), Math.max(0, deadline - now()));
-  while (now() < deadline) {
-    log({ k: 'wait', t: now() });
-    try {
-      await (o.leaseMs < 0 ? lock.lock({ signal: stop.signal }) : lock.lock(o.leaseMs, { signal: stop.signal }));
-    } catch (error) {
-      if (stop.signal.aborted) break;
-      log({ k: 'lockErr', t: now(), err: errorLabel(error) });
-      await sleep(20);
-      continue;
+  const flows = Array.from({ length: o.flows ?? 1 }, (_, f) => f);
+  if (primitive === 'latch') {
+    await Promise.all(flows.map((f) => runLatch({ client, data, name: o.name, flow: f, releaser: o.latchReleaser === true && f === 0, deadline, signal: stop.signal, thinkMs: o.thinkMs, log, errorLabel })));
+  } else {
+    const taker = makeTaker(primitive, client, { name: o.name, leaseMs: o.leaseMs, permits: o.permits ?? 1, members });
+    await Promise.all(flows.map((f) => loop(taker, f)));
+  }
+
+  async function loop(taker: Taker, f: number): Promise<void> {
+    for (let cycle = 0; now() < deadline; cycle++) {
+      const role = taker.role(f, cycle);
+      log({ k: 'wait', t: now(), f, role });
+      let taken;
+      try {
+        taken = await taker.take(f, cycle, stop.signal);
+      } catch (error) {
+        if (stop.signal.aborted) break;
+        log({ k: 'lockErr', t: now(), f, err: errorLabel(error) });
+        await sleep(20);
+        continue;
+      }
+      log({ k: 'acq', t: now(), f, role, ...(taken.token !== undefined ? { tok: taken.token } : {}), ...(taken.field !== undefined ? { o: taken.field } : {}) });
+      try {
+        const r = Number((await data.get(o.counterKey)) ?? '0');
+        await sleep(o.workMs);
+        // Only an exclusive hold writes: permits and read holds may coexist by design.
+        if (role === 'w') {
+          await data.set(o.counterKey, String(r + 1));
+          log({ k: 'cs', t: now(), f, r, w: r + 1 });
+        }
+      } catch (error) {
+        log({ k: 'csErr', t: now(), f, err: errorLabel(error) });
+      }
+      log({ k: 'end', t: now(), f });
+      try {
+        await taken.release();
+        log({ k: 'rel', t: now(), f, ok: true });
+      } catch (error) {
+        log({ k: 'rel', t: now(), f, ok: false, err: errorLabel(error) });
+      }
+      await sleep(o.thinkMs);
     }
-    log({ k: 'acq', t: now() });
-    try {
-      const r = Number((await data.get(o.counterKey)) ?? '0');
-      await sleep(o.workMs);
-      await data.set(o.counterKey, String(r + 1));
-      log({ k: 'cs', t: now(), r, w: r + 1 });
-    } catch (error) {
-      log({ k: 'csErr', t: now(), err: errorLabel(error) });
-    }
-    log({ k: 'end', t: now() });
-    try {
-      await lock.unlock();
-      log({ k: 'rel', t: now(), ok: true });
-    } catch (error) {
-      log({ k: 'rel', t: now(), ok: false, err: errorLabel(error) });
-    }
-    await sleep(o.thinkMs);
   }
   clearTimeout(timer);
   log({ k: 'exit', t: now() });
   closeSync(fd);
-  await client.shutdown();
+  await Promise.all([client, ...members].map((c) => c.shutdown()));
   data.disconnect();
   await send({ type: 'done' });
 }

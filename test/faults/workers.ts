@@ -29,7 +29,7 @@ export const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 /** One forked history worker. */
 export class HistoryWorkerProcess {
   readonly #child: ChildProcess;
-  readonly #messages = new Map<string, (message: { field?: unknown; clock?: unknown }) => void>();
+  readonly #messages = new Map<string, (message: { field?: unknown; clock?: unknown; clientId?: unknown }) => void>();
   #output = '';
   #exited = false;
   #stopped = false;
@@ -61,7 +61,7 @@ export class HistoryWorkerProcess {
       });
     });
     this.#child.on('message', (m: unknown) => {
-      const message = m as { type?: unknown; field?: unknown; clock?: unknown; message?: unknown };
+      const message = m as { type?: unknown; field?: unknown; clock?: unknown; clientId?: unknown; message?: unknown };
       if (message.type === 'error') this.#error = String(message.message);
       if (typeof message.type === 'string') this.#messages.get(message.type)?.(message);
     });
@@ -77,21 +77,21 @@ export class HistoryWorkerProcess {
    * Connects the worker for a scenario; resolves with its hash field (`clientId:threadId`) and how far its
    * clock reading fell outside the parent's send/receive window (0 when the clocks agree).
    */
-  async arm(id: string, options: HistoryWorkerOptions): Promise<{ field: string; clockErrorMs: number }> {
+  async arm(id: string, options: HistoryWorkerOptions): Promise<{ field: string; clientId: string; clockErrorMs: number }> {
     this.#id = id;
     this.#options = options;
     await this.ready;
     const armed = this.#next('armed');
     const sent = now();
     this.#send({ type: 'setup', options });
-    const { field, clock } = await armed;
+    const { field, clock, clientId } = await armed;
     const received = now();
     if (typeof field !== 'string' || typeof clock !== 'number') throw new Error(`worker ${id} armed without a field or clock`);
-    return { field, clockErrorMs: Math.max(0, sent - clock, clock - received) };
+    return { field, clientId: String(clientId), clockErrorMs: Math.max(0, sent - clock, clock - received) };
   }
 
   /** The next message of `type`; rejects if the process exits first. */
-  #next(type: string): Promise<{ field?: unknown; clock?: unknown }> {
+  #next(type: string): Promise<{ field?: unknown; clock?: unknown; clientId?: unknown }> {
     return new Promise((resolve, reject) => {
       this.#messages.set(type, resolve);
       void this.exited.then(() => reject(new Error(`worker ${this.#id} exited before '${type}': ${this.#error ?? this.#output}`)));
