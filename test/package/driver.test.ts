@@ -1,0 +1,55 @@
+/**
+ * Which driver a run uses, proven on the server side: every connection a Redisson client opens — the
+ * command connection and the subscriber — speaks the protocol the run asked for (`CLIENT LIST` `resp=`).
+ * ioredis 6 defaults to RESP3 (`HELLO 3`) and REDIS_PROTOCOL=2 turns it back to RESP2 (the ioredis 6 legs,
+ * test/package/ioredis6.config.ts); ioredis 5 always speaks RESP2. A waiter woken through its channel
+ * proves the subscription works on that protocol (under RESP3 messages arrive as push frames).
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { useRedis, uniqueName, within } from '../support/redis.js';
+
+const suite = useRedis();
+
+function driver(): { version: string; protocol: number } {
+  const dir = process.env['IOREDIS_DIR'];
+  const load = createRequire(dir === undefined ? import.meta.url : join(dir, 'package.json'));
+  const { version } = load(dir === undefined ? 'ioredis/package.json' : './package.json') as { version: string };
+  const asked = process.env['REDIS_PROTOCOL'];
+  return { version, protocol: asked !== undefined ? Number(asked) : Number(version.split('.')[0]) >= 6 ? 3 : 2 };
+}
+
+/** `CLIENT LIST` as one record per connection. */
+async function clientList(raw: Redis): Promise<Map<string, Record<string, string>>> {
+  const text = (await raw.call('CLIENT', 'LIST')) as string;
+  const entries = text.split('\n').filter((line) => line.trim() !== '').map((line) => Object.fromEntries(line.trim().split(' ').map((kv) => kv.split('=', 2) as [string, string])));
+  return new Map(entries.map((e) => [e['id'] ?? '', e]));
+}
+
+describe('driver under test', () => {
+  it('every connection of a Redisson client speaks the protocol of the run; a waiter is woken through its channel', async () => {
+    const { version, protocol } = driver();
+    const raw = suite.clients.raw();
+    const before = await clientList(raw);
+    const holder = suite.clients.client();
+    const waiterClient = suite.clients.client();
+    const name = uniqueName('driver');
+    const lock = holder.getLock(name);
+    await lock.lock();
+    const waiting = waiterClient.getLock(name).lock();
+    let mine: Record<string, string>[] = [];
+    // The waiter's subscriber connection shows up subscribed once it waits for the message.
+    for (let i = 0; i < 500; i++) {
+      mine = [...(await clientList(raw)).entries()].filter(([id]) => !before.has(id)).map(([, e]) => e);
+      if (mine.some((e) => e['sub'] === '1')) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(mine.some((e) => e['sub'] === '1'), JSON.stringify(mine)).toBe(true);
+    expect(mine.map((e) => e['resp']), `ioredis ${version}`).toEqual(mine.map(() => String(protocol)));
+    await lock.unlock();
+    await within(waiting, 10_000, 'the waiter woken by the unlock message');
+    expect(await waiterClient.getLock(name).isLocked()).toBe(true);
+  });
+});
