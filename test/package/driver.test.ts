@@ -5,8 +5,10 @@
  * test/package/ioredis6.config.ts); ioredis 5 always speaks RESP2. A waiter woken through its channel
  * proves the subscription works on that protocol (under RESP3 messages arrive as push frames).
  */
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { useRedis, uniqueName, within } from '../support/redis.js';
@@ -51,5 +53,15 @@ describe('driver under test', () => {
     await lock.unlock();
     await within(waiting, 10_000, 'the waiter woken by the unlock message');
     expect(await waiterClient.getLock(name).isLocked()).toBe(true);
+  });
+
+  it('a process a test forks (as the fault suite and the interop crash rows do) loads the same ioredis, with the same protocol', () => {
+    const script = "const { Redis } = await import('ioredis'); console.log(JSON.stringify({ at: import.meta.resolve('ioredis'), protocol: Redis.defaultOptions.protocol ?? 2 }));";
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.status, child.stderr).toBe(0);
+    const seen = JSON.parse(child.stdout) as { at: string; protocol: number };
+    const dir = process.env['IOREDIS_DIR'] ?? fileURLToPath(new URL('../../node_modules/ioredis', import.meta.url));
+    expect(fileURLToPath(seen.at).startsWith(join(dir, '/'))).toBe(true);
+    expect(seen.protocol).toBe(driver().protocol);
   });
 });
