@@ -15,6 +15,7 @@ import { uniqueName, useRedis } from '../support/redis.js';
 import { DRIVER_APP, driverAppSource, type DriverAppReport } from './driverApp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 const SIX = versionOf('ioredis-6');
 const FLOOR = versionOf('ioredis-lowest');
@@ -58,7 +59,9 @@ async function freshApp(dir: string, version: string): Promise<Result> {
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `app-${dir}`, private: true, type: 'module' }));
   writeFileSync(join(project, DRIVER_APP), driverAppSource);
-  return npmInstall(project, [tarball, `ioredis@${version}`]);
+  writeFileSync(join(project, 'typed.ts'), TYPED_APP);
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: TYPED_OPTIONS, files: ['typed.ts'] }));
+  return npmInstall(project, [tarball, `ioredis@${version}`, `@types/node@${versionOf('@types/node')}`]);
 }
 
 async function runApp(dir: string): Promise<DriverAppReport> {
@@ -66,6 +69,25 @@ async function runApp(dir: string): Promise<DriverAppReport> {
   expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as DriverAppReport;
 }
+
+// A TypeScript app handing that ioredis' own instances and options to us: our declarations name ioredis'
+// types, which resolve to the app's ioredis, so each must accept the other's. skipLibCheck on (as tsc
+// --init): with it off, 6.1.0's own declarations fail (they import the untyped `redis-errors`) and checking
+// them takes most of a minute.
+const TYPED_OPTIONS = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] };
+const TYPED_APP = `import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Redisson, type RLock } from 'redisson-ts';
+
+const options: RedisOptions = { host: '127.0.0.1', port: 6379, lazyConnect: true };
+const clients: Redisson[] = [
+  Redisson.create({ redis: new Redis(options) }),
+  Redisson.create({ redis: options }),
+  Redisson.create({ redis: new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true }) }),
+  Redisson.create({ redis: 'redis://127.0.0.1:6379' }),
+];
+const lock: RLock = (clients[0] as Redisson).getLock('typed');
+export { lock };
+`;
 
 const installs = new Map<string, Result>();
 
@@ -91,6 +113,11 @@ describe.each([
     const install = installs.get(dir) as Result;
     expect(install.code, install.stderr).toBe(0);
     expect(`${install.stdout}\n${install.stderr}`).not.toMatch(PEER_TROUBLE);
+  });
+
+  it("type-checks an app passing that ioredis' instances and options", async () => {
+    const tsc = await run(process.execPath, [TSC, '-p', join(work, dir)], join(work, dir));
+    expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: '' });
   });
 
   it('hands a lock, a semaphore and a fair lock to a waiting client through that ioredis', async () => {
