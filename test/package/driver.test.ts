@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { TimeUnit } from '../../src/index.js';
 import { useRedis, uniqueName, within } from '../support/redis.js';
 
 const suite = useRedis();
@@ -63,5 +64,52 @@ describe('driver under test', () => {
     const dir = process.env['IOREDIS_DIR'] ?? fileURLToPath(new URL('../../node_modules/ioredis', import.meta.url));
     expect(fileURLToPath(seen.at).startsWith(join(dir, '/'))).toBe(true);
     expect(seen.protocol).toBe(driver().protocol);
+  });
+
+  it('the replies redisson-ts reads keep their RESP2 shapes: script nil/false, integers, tables; INFO text; reply errors named ReplyError', async () => {
+    const raw = suite.clients.raw();
+    // Scripts answer in RESP2 terms unless they call redis.setresp(3), which ours never do.
+    expect(await raw.eval("return {false, redis.call('get', KEYS[1]), 7, {'a', 1}}", 1, uniqueName('absent'))).toEqual([null, null, 7, ['a', 1]]);
+    expect(await raw.eval('return false', 0)).toBeNull();
+    expect(await raw.eval('return true', 0)).toBe(1);
+    expect(await raw.info('replication')).toMatch(/^# Replication\r\nrole:master\r\n/);
+    const failed = await raw.eval("return redis.error_reply('LOCKED by someone')", 0).then(() => null, (e: unknown) => e);
+    expect(failed).toBeInstanceOf(Error);
+    expect([(failed as Error).name, (failed as Error).message]).toEqual(['ReplyError', 'LOCKED by someone']);
+  });
+
+  it("a client given the app's connection with ioredis 6's replyMapping 'resp3' (maps as objects, doubles as numbers) works the same", async () => {
+    // ioredis 5 ignores both options; ioredis 6 needs protocol 3 for the 'resp3' mapping.
+    const mine = suite.clients.raw({ protocol: 3, replyMapping: 'resp3' } as object);
+    // The mapping took (ioredis 6): a map reply is an object, not the flat RESP2 array.
+    expect(!Array.isArray(await mine.config('GET', 'maxmemory'))).toBe(Number(driver().version.split('.')[0]) >= 6);
+    const client = suite.clients.client({ redis: mine });
+    const name = uniqueName('mapping');
+    const lock = client.getLock(`${name}:lock`);
+    await lock.lock(10, TimeUnit.SECONDS);
+    expect([await lock.getHoldCount(), await lock.isLocked(), (await lock.remainTimeToLive()) > 0]).toEqual([1, true, true]);
+    await lock.unlock();
+    const fair = client.getFairLock(`${name}:fair`);
+    expect(await fair.tryLock()).toBe(true);
+    await fair.unlock();
+    const rw = client.getReadWriteLock(`${name}:rw`);
+    await rw.readLock().lock();
+    expect(await rw.writeLock().tryLock()).toBe(false);
+    await rw.readLock().unlock();
+    const sem = client.getSemaphore(`${name}:sem`);
+    expect(await sem.trySetPermits(2)).toBe(true);
+    expect(await sem.tryAcquire(2)).toBe(true);
+    expect(await sem.availablePermits()).toBe(0);
+    await sem.release(2);
+    const pes = client.getPermitExpirableSemaphore(`${name}:pes`);
+    expect(await pes.trySetPermits(1)).toBe(true);
+    const id = await pes.acquire(30, TimeUnit.SECONDS);
+    const lease = await pes.getLeaseTime(id);
+    expect(typeof lease === 'number' && lease > 0 && lease <= 30_000).toBe(true);
+    expect(await pes.tryRelease(id)).toBe(true);
+    const latch = client.getCountDownLatch(`${name}:latch`);
+    expect(await latch.trySetCount(1)).toBe(true);
+    await latch.countDown();
+    expect(await latch.getCount()).toBe(0);
   });
 });
