@@ -15,7 +15,7 @@ const LEGS = {
 };
 // --fast: the subset to fall back on when CI time is short — no script files (a script's reply does not
 // depend on the protocol: test/package/driver.test.ts pins the shapes) and no interop part (the data written
-// does not either; `npm test` runs the interop suite on RESP2). About a third of a leg's time.
+// does not either; `npm test` runs the interop suite on RESP2). It saves about a third of a leg's time.
 const args = process.argv.slice(2);
 const fast = args.includes('--fast');
 const [leg, ...extra] = args.filter((a) => a !== '--fast');
