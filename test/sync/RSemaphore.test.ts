@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RedissonShutdownError, semaphoreChannelName, TimeUnit, type RSemaphore } from '../../src/index.js';
 import { eventually, sleep, uniqueName, useRedis } from '../support/redis.js';
 import { calls, numSub, parked, tracked, within } from './syncHelpers.js';
+import { openMonitor } from '../support/monitor.js';
 
 const suite = useRedis();
 let raw: Redis;
@@ -213,7 +214,7 @@ describe('waking and ordering', () => {
     const name = uniqueName('sem');
     const channel = semaphoreChannelName(name);
     const seen: string[] = [];
-    const monitor = await suite.clients.raw().monitor();
+    const monitor = await openMonitor(suite.clients.raw());
     monitor.on('monitor', (_time: string, args: string[]) => {
       const [command, first] = args;
       if ((command === 'get' && first === name) || (command === 'subscribe' && first === channel)) seen.push(command);

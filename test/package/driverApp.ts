@@ -1,0 +1,71 @@
+/**
+ * The app of drivers.test.ts, as a user writes it after `npm install redisson-ts ioredis@<version>`: two
+ * clients; for a lock, a semaphore and a fair lock, the second client waits (subscribed to the
+ * primitive's channel) until the first releases, so the wake-up travels through the installed ioredis'
+ * pub/sub. Prints one JSON line ({@link DriverAppReport}).
+ */
+
+/** What the app prints. */
+export interface DriverAppReport {
+  /** The ioredis the app resolved. */
+  ioredis: string;
+  /** `resp=` of the app's own connection in `CLIENT INFO`. */
+  resp: string;
+  /** Each primitive: the waiter got it after the holder released it, and the data is gone after. */
+  woken: { lock: boolean; semaphore: boolean; fairLock: boolean };
+}
+
+export const DRIVER_APP = 'app.mjs';
+
+export const driverAppSource = `import { createRequire } from 'node:module';
+import { Redis } from 'ioredis';
+import { Redisson } from 'redisson-ts';
+
+const url = String(process.env.REDIS_URL);
+const name = String(process.env.LOCK_NAME);
+const raw = new Redis(url);
+const holder = Redisson.create({ redis: url });
+const waiter = Redisson.create({ redis: url });
+
+// Resolves once someone is subscribed to a channel naming \`key\`: the waiter is parked.
+async function parked(key) {
+  for (let i = 0; i < 3000; i++) {
+    const channels = await raw.pubsub('CHANNELS', '*' + key + '*');
+    if (channels.length > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('nobody subscribed for ' + key);
+}
+
+// The holder takes \`key\`, the waiter waits for it, the holder gives it back: the waiter must then have it.
+// One object per client (a lock object's hold is its owner).
+async function handOff(key, make, take, give, held) {
+  const [mine, theirs] = [make(holder), make(waiter)];
+  await take(mine);
+  const waiting = take(theirs);
+  waiting.catch(() => undefined); // awaited below; an early failure must not go unhandled
+  await parked(key);
+  await give(mine);
+  await waiting;
+  const ok = await held(theirs);
+  await give(theirs);
+  return ok;
+}
+
+try {
+  const lockName = name + ':lock';
+  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && (await raw.exists(lockName)) === 0;
+  const semName = name + ':semaphore';
+  const sem = holder.getSemaphore(semName);
+  await sem.trySetPermits(1);
+  const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
+  const fairName = name + ':fair';
+  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && (await raw.exists(fairName)) === 0;
+  const ioredis = createRequire(import.meta.url)('ioredis/package.json').version;
+  const resp = /resp=(\\d)/.exec(await raw.call('CLIENT', 'INFO'))[1];
+  console.log(JSON.stringify({ ioredis, resp, woken: { lock, semaphore, fairLock } }));
+} finally {
+  await Promise.all([holder.shutdown(), waiter.shutdown()]);
+  raw.disconnect();
+}
+`;
