@@ -68,7 +68,12 @@ beforeAll(async () => {
   const json = await timed(LABEL, 'npm pack (build)', () => mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, env: cleanEnv() }));
   const tarball = dir((JSON.parse(json.slice(json.indexOf('['))) as [{ filename: string }])[0].filename);
   const base = [tarball, repo('ioredis')];
+  // The installs run side by side (one npm cache); the bundles are built as soon as their project is in.
+  const bundled = install('bundlers', { 'entry.mjs': ESM_PROGRAM, 'entry.cjs': CJS_PROGRAM, 'build.mjs': BUILD_SCRIPT }, [...base, repo('esbuild'), `webpack@${PINNED.webpack}`]).then(() =>
+    timed(LABEL, 'bundles (esbuild, webpack)', () => mustRun(process.execPath, ['build.mjs', dir('deploy')], { cwd: dir('bundlers'), env: cleanEnv() })),
+  );
   await Promise.all([
+    bundled,
     install('jest', { 'cjs/consumer.test.cjs': JEST_CJS_TEST, 'esm/consumer.test.mjs': JEST_ESM_TEST, 'ts/consumer.test.ts': TS_JEST_TEST, 'tsconfig.json': TS_JEST_TSCONFIG }, [
       ...base,
       `jest@${PINNED.jest}`,
@@ -77,12 +82,10 @@ beforeAll(async () => {
       repo('@types/node'),
     ]),
     install('vitest', { 'consumer.test.mjs': VITEST_TEST }, [...base, repo('vitest')]),
-    install('bundlers', { 'entry.mjs': ESM_PROGRAM, 'entry.cjs': CJS_PROGRAM, 'build.mjs': BUILD_SCRIPT }, [...base, repo('esbuild'), `webpack@${PINNED.webpack}`]),
     // Aliases, so the three versions sit side by side; no bin links (all three are called `node`).
     install('runtimes', { 'esm.mjs': ESM_PROGRAM, 'cjs.cjs': CJS_PROGRAM }, [...base, ...Object.entries(NODES).map(([alias, v]) => `${alias}@npm:${NODE_PACKAGE}@${v}`)], ['--no-bin-links']),
   ]);
   for (const alias of Object.keys(NODES)) chmodSync(dir('runtimes', 'node_modules', alias, 'bin', 'node'), 0o755);
-  await timed(LABEL, 'bundles (esbuild, webpack)', () => mustRun(process.execPath, ['build.mjs', dir('deploy')], { cwd: dir('bundlers'), env: cleanEnv() }));
   // The bundles run where nothing can be resolved from a node_modules.
   expect(() => createRequire(dir('deploy', 'webpack-cjs', 'bundle.js')).resolve('ioredis')).toThrow(/Cannot find module/);
   // A hang guard: the setup took ~N s alone on two cores (see the report), most of it the installs.

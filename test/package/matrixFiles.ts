@@ -78,7 +78,7 @@ async function scenario(lib${t(": typeof import('redisson-ts')")}, env${t(': Sce
   const report${t(': Partial<MatrixReport>')} = {};
   report.jsonOptions = readRedissonConfig(env.JSON_CONFIG, { env: configEnv }).options;
   const json = Redisson.fromConfig(env.JSON_CONFIG, { env: configEnv });
-  let yaml${t(': InstanceType<typeof Redisson> | undefined')};
+  let yaml${t(': ReturnType<typeof Redisson.fromConfig> | undefined')};
   try {
     report.yamlOptions = readRedissonConfig(env.YAML_CONFIG, { env: configEnv }).options;
     yaml = Redisson.fromConfig(env.YAML_CONFIG, { env: configEnv });
@@ -114,7 +114,7 @@ async function scenario(lib${t(": typeof import('redisson-ts')")}, env${t(': Sce
     await json.shutdown();
     await yaml?.shutdown();
   }
-  return report as MatrixReport;
+  return report${t(' as MatrixReport')};
 }
 `;
 }
