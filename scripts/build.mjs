@@ -1,23 +1,31 @@
 // Builds the library package into dist/ (or the directory given as the first argument); the CLI is its own
 // package, built by scripts/build-cli.mjs:
 //
-//   dist/**.js, **.d.ts      the library as ES modules, compiled by tsc from src/ (no source maps: the
-//                            sources are not shipped, and tsc's output reads like them)
-//   dist/cjs/index.js        the `require` entry: re-exports the ES module build through Node's require(esm)
+//   dist/cjs/index.js        THE implementation, one CommonJS file bundled by esbuild from src/index.ts. p-defer
+//                            (ESM-only) is bundled in; mitt, yaml and ioredis stay dependencies, loaded with a
+//                            plain require() that Node, Jest and every bundler follow. No require(esm), no
+//                            import.meta: it loads under Jest's CommonJS runtime, in bundles, on Bun and Deno.
+//   dist/index.js            the `import` entry: `export { … } from './cjs/index.js'`, a static list of names
+//                            that Node finds with cjs-module-lexer (checked below), so `import` and `require`
+//                            share one module instance: one Redisson class, one set of error classes
+//                            (`instanceof LockLostError` holds across both), one copy of module state.
+//   dist/**.d.ts             declarations from tsc (ES module scope), for `import`
 //   dist/cjs/**.d.ts         the same declarations in a `"type": "commonjs"` scope, so TypeScript sees
 //                            CommonJS types for `require` (node16/nodenext CJS, node10), as the runtime is
 //
-// Why one ES module build and not a second CommonJS copy: p-defer is ESM-only, so a CommonJS build would
-// require() an ES module anyway, which needs Node 20.19+ or 22.12+ (unflagged, no warning) — the same floor
-// as a require entry over the ESM build. One copy also means one module instance: a process that both
-// imports and requires the package shares its classes (`instanceof LockLostError` holds either way).
+// src/fromConfig/yamlModule.ts loads `yaml` with createRequire(import.meta.url) when the sources run (vitest,
+// tsx); the bundle gets yamlModule.bundle.ts instead, a literal `require('yaml')` in a try block.
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { init as initLexer, parse as lexExports } from 'cjs-module-lexer';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = resolve(process.argv[2] ?? join(root, 'dist'));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
@@ -27,20 +35,70 @@ function run(cmd, args) {
   }
 }
 
+function fail(message) {
+  console.error(`build: ${message}`);
+  process.exit(1);
+}
+
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 run(process.execPath, [join(root, 'scripts', 'gen-lua.mjs')]);
 rmSync(dist, { recursive: true, force: true });
-run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist]);
+run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist, '--emitDeclarationOnly']);
+rmSync(join(dist, 'fromConfig', 'yamlModule.bundle.d.ts'));
 
+// Bundled: the ESM-only dependencies (p-defer). External: every other dependency and peer.
+const BUNDLED = ['p-defer'];
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].filter((d) => !BUNDLED.includes(d));
+const pDeferVersion = JSON.parse(readFileSync(join(root, 'node_modules', 'p-defer', 'package.json'), 'utf8')).version;
 const cjs = join(dist, 'cjs');
+await build({
+  entryPoints: [join(root, 'src', 'index.ts')],
+  outfile: join(cjs, 'index.js'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external,
+  legalComments: 'inline',
+  logLevel: 'warning',
+  banner: { js: `// redisson-ts ${pkg.version}, Apache-2.0. Bundles p-defer ${pDeferVersion} (MIT, (c) Sindre Sorhus).` },
+  plugins: [
+    {
+      name: 'yaml-module',
+      setup(b) {
+        b.onResolve({ filter: /\/yamlModule\.js$/ }, (args) => ({ path: join(args.resolveDir, 'yamlModule.bundle.ts') }));
+      },
+    },
+  ],
+});
+
 for (const file of walk(dist)) {
-  if (file.endsWith('.d.ts')) cpSync(file, join(cjs, relative(dist, file)));
+  if (file.endsWith('.d.ts') && !file.startsWith(cjs)) cpSync(file, join(cjs, relative(dist, file)));
 }
 writeFileSync(join(cjs, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+
+// The names the bundle exports, as Node's ESM loader will see them (cjs-module-lexer reads esbuild's
+// `0 && (module.exports = { … })` annotation), must be every name it exports at run time.
+const code = readFileSync(join(cjs, 'index.js'), 'utf8');
+await initLexer();
+const lexed = new Set(lexExports(code).exports);
+const actual = Object.keys(createRequire(import.meta.url)(join(cjs, 'index.js'))).filter((n) => n !== '__esModule');
+const unseen = actual.filter((n) => !lexed.has(n));
+if (unseen.length > 0) fail(`cjs-module-lexer does not see these exports of dist/cjs/index.js: ${unseen.join(', ')}`);
+if (/import\.meta|createRequire/.test(code)) fail('dist/cjs/index.js uses import.meta or createRequire');
+if (/require\(["']p-defer["']\)/.test(code)) fail('dist/cjs/index.js requires p-defer instead of bundling it');
+
 writeFileSync(
-  join(cjs, 'index.js'),
-  "'use strict';\n// The require() entry: the ES module build, loaded with Node's require(esm) (Node 20.19+, 22.12+).\nmodule.exports = require('../index.js');\n",
+  join(dist, 'index.js'),
+  `// The import entry: the CommonJS implementation's exports, by name (one module instance for import and require).\nexport {\n${actual
+    .sort()
+    .map((n) => `  ${n},`)
+    .join('\n')}\n} from './cjs/index.js';\n`,
 );
+// And Node links it: every name resolves (a missing one would be a SyntaxError here).
+const esm = await import(pathToFileURL(join(dist, 'index.js')).href);
+const missing = actual.filter((n) => !(n in esm));
+if (missing.length > 0) fail(`dist/index.js does not export ${missing.join(', ')}`);

@@ -7,7 +7,9 @@
 export class RedissonError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    // The name ERROR_NAMES gives the class (below): minifiers rename classes, so constructor.name is not used
+    // for ours; a subclass of the user's own keeps its constructor's name.
+    this.name = Object.hasOwn(new.target.prototype, 'name') ? new.target.prototype.name : new.target.name;
   }
 }
 
@@ -278,3 +280,26 @@ function wholeKeyReason(name: string): string {
   if (name.indexOf('}', open + 1) < 0) return `its \`{\` is never closed`;
   return 'it has no usable hash tag';
 }
+
+/**
+ * Every error class by its name. Bundlers and minifiers (webpack's terser, esbuild --minify) rename classes,
+ * so `constructor.name` would be `t` in a minified bundle: the names are set here, on each prototype, from
+ * these keys (object keys survive minification). A new error class is added here too.
+ */
+const ERROR_NAMES = {
+  RedissonError,
+  IllegalMonitorStateError,
+  LockLostError,
+  RedissonShutdownError,
+  IllegalStateError,
+  PermitNotHeldError,
+  RedisConnectionError,
+  RedisTimeoutError,
+  ConnectionLostError,
+  QuorumError,
+  RedissonConfigError,
+  NoSyncedSlavesError,
+  DuplicateLockMemberError,
+  CrossSlotNameError,
+};
+for (const [name, cls] of Object.entries(ERROR_NAMES)) Object.defineProperty(cls.prototype, 'name', { value: name, writable: true, configurable: true });

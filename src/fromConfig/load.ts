@@ -1,18 +1,29 @@
 /**
- * Reads a Redisson config file (YAML, or JSON, which YAML reads too) into plain values, as Redisson's
+ * Reads a Redisson config file (YAML, or JSON: a `.json` file, or one that JSON.parse reads, needs no YAML
+ * parser) into plain values, as Redisson's
  * `Config.fromYAML` / `fromJSON` would see it: `${VAR}` and `${VAR:-default}` replaced from the
  * environment first, and a Java class given as a tag (`!<org.redisson.codec.Kryo5Codec> {}`) or as
  * Redisson's JSON `{"class": "…"}` kept as a `class` field of the object.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
 import { RedissonConfigError } from '../errors.js';
+import { loadYamlModule } from './yamlModule.js';
 
-// Loaded on first use: an application that never reads a config file does not pay for the parser (~60 ms).
+// Loaded on first use: an application that never reads a YAML file does not pay for the parser (~60 ms), and
+// one without it installed (a bundle built without it) still reads JSON files and objects.
 let yaml: typeof Yaml | undefined;
-const parser = (): typeof Yaml => (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+function parser(label: string): typeof Yaml {
+  yaml ??= loadYamlModule();
+  if (yaml === undefined) {
+    throw new RedissonConfigError(label, [
+      { path: '(file)', problem: 'is YAML, and reading YAML needs the `yaml` package, which is not installed here: `npm install yaml` (JSON files and config objects need no parser)' },
+    ]);
+  }
+  return yaml;
+}
 
 /** A config: a file path or `file:` URL, or an object already parsed (from Redisson's YAML or JSON form). */
 export type RedissonConfigSource = string | URL | Readonly<Record<string, unknown>>;
@@ -40,14 +51,40 @@ export function loadConfig(source: RedissonConfigSource, env: Readonly<Record<st
     throw new RedissonConfigError(label, [{ path: '(file)', problem: `cannot be read: ${(error as Error).message}` }], { cause: error });
   }
   const substituted = substituteVariables(text, env, label);
-  const doc = parser().parseDocument(substituted, { prettyErrors: false, uniqueKeys: true });
+  const json = parseJson(substituted, extname(path).toLowerCase() === '.json', label);
+  if (json.parsed) return { label, tree: json.tree };
+  const yamlParser = parser(label);
+  const doc = yamlParser.parseDocument(substituted, { prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new RedissonConfigError(
       label,
       doc.errors.map((e) => ({ path: `(line ${e.linePos?.[0].line ?? '?'}, column ${e.linePos?.[0].col ?? '?'})`, problem: e.message })),
     );
   }
-  return { label, tree: toPlain(doc, doc.contents) };
+  return { label, tree: toPlain(yamlParser, doc, doc.contents) };
+}
+
+/**
+ * A `.json` file is parsed with JSON.parse (a syntax error names line and column); any other file is tried
+ * as JSON when it starts with `{`, and otherwise (or when that fails) read as YAML, of which JSON is a subset.
+ */
+function parseJson(text: string, isJsonFile: boolean, label: string): { parsed: true; tree: unknown } | { parsed: false } {
+  if (!isJsonFile && !text.trimStart().startsWith('{')) return { parsed: false };
+  try {
+    return { parsed: true, tree: JSON.parse(text) as unknown };
+  } catch (error) {
+    if (!isJsonFile) return { parsed: false };
+    const message = (error as Error).message;
+    const offset = /position (\d+)/.exec(message)?.[1];
+    const at = offset === undefined ? '(json)' : position(text, Number(offset));
+    throw new RedissonConfigError(label, [{ path: at, problem: message }], { cause: error });
+  }
+}
+
+/** `(line L, column C)` of a character offset, 1-based like the YAML parser's. */
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return `(line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
 /** Replaces `${NAME}` / `${NAME:-default}` as Redisson does; a variable without value or default is an error. */
@@ -70,19 +107,19 @@ function substituteVariables(text: string, env: Readonly<Record<string, string |
 }
 
 /** A YAML node as plain values; a map tagged with a Java class gets that class as its `class` field. */
-function toPlain(doc: Yaml.Document, node: unknown): unknown {
-  const { isAlias, isMap, isScalar, isSeq } = parser();
+function toPlain(yamlParser: typeof Yaml, doc: Yaml.Document, node: unknown): unknown {
+  const { isAlias, isMap, isScalar, isSeq } = yamlParser;
   if (node === null || node === undefined) return null;
-  if (isAlias(node)) return toPlain(doc, node.resolve(doc));
+  if (isAlias(node)) return toPlain(yamlParser, doc, node.resolve(doc));
   if (isScalar(node)) return node.value;
-  if (isSeq(node)) return node.items.map((item) => toPlain(doc, item));
+  if (isSeq(node)) return node.items.map((item) => toPlain(yamlParser, doc, item));
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
     const tag = (node as Yaml.Node).tag;
     if (tag !== undefined && !tag.startsWith('tag:yaml.org,2002:')) out['class'] = tag;
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      out[key] = toPlain(doc, pair.value);
+      out[key] = toPlain(yamlParser, doc, pair.value);
     }
     return out;
   }
