@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
-import { RedissonConfigError } from '../errors.js';
+import { InvalidArgumentError, RedissonConfigError } from '../errors.js';
 
 // Loaded on first use: an application that never reads a config file does not pay for the parser (~60 ms).
 let yaml: typeof Yaml | undefined;
@@ -27,7 +27,7 @@ export interface Loaded {
 export function loadConfig(source: RedissonConfigSource, env: Readonly<Record<string, string | undefined>>): Loaded {
   if (typeof source !== 'string' && !(source instanceof URL)) {
     if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-      throw new TypeError('Expected a Redisson config file path, a file: URL or a config object');
+      throw new InvalidArgumentError('Expected a Redisson config file path, a file: URL or a config object');
     }
     return { label: 'object', tree: source };
   }

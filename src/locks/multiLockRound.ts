@@ -5,7 +5,7 @@
  * RedLock algorithm asks for and Redisson leaves out: a per-node timeout, a release sent to every member
  * whose acquire may have landed, and a validity shortened by the time the acquisition took.
  */
-import { RedisTimeoutError, type NodeVote } from '../errors.js';
+import { IllegalStateError, type NodeVote, RedisTimeoutError } from '../errors.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 
@@ -174,7 +174,7 @@ async function reExpireMembers(members: readonly MultiLockMember[], votes: NodeV
     const { index } = granted[k] as NodeVote;
     if (r.status === 'fulfilled' && r.value) return;
     lost++;
-    const error: unknown = r.status === 'rejected' ? r.reason : new Error('the lock key was gone before its lease was re-set');
+    const error: unknown = r.status === 'rejected' ? r.reason : new IllegalStateError(`lock '${(members[index] as MultiLockMember).getName()}' was gone before its lease was re-set`);
     votes[index] = vote(index, members[index] as MultiLockMember, 'failed', error);
   });
   return lost;
