@@ -135,11 +135,16 @@ export function humanDuration(ms: number): string {
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3_600)} h`;
 }
 
-/** A PTTL: exact milliseconds, and from a second on the same for people (`24981 ms (24.9 s)`). */
+/** Milliseconds exactly, and from a second on the same for people too (`24981 ms (24.9 s)`). */
+function msText(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${ms} ms (${humanDuration(ms)})`;
+}
+
+/** A PTTL (see {@link msText}); `-1` is a key kept until deleted, whatever primitive it is. */
 function ttlText(ttlMs: number): string {
-  if (ttlMs === -1) return 'no expiry (the lock is kept until someone deletes it)';
+  if (ttlMs === -1) return 'no expiry (the key is kept until someone deletes it)';
   if (ttlMs === -2) return '-';
-  return ttlMs < 1_000 ? `${ttlMs} ms` : `${ttlMs} ms (${humanDuration(ttlMs)})`;
+  return msText(ttlMs);
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -184,7 +189,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
         lines.push(`  queue    ${queue.length === 0 ? 'empty' : plural(queue.length, 'waiter')}`);
         queue.forEach((w, i) => {
           const o = parseOwnerField(w.field, '');
-          const deadline = w.deadlineInMs === null ? 'no deadline entry' : w.deadlineInMs >= 0 ? `deadline in ${w.deadlineInMs} ms` : `deadline passed ${-w.deadlineInMs} ms ago`;
+          const deadline = w.deadlineInMs === null ? 'no deadline entry' : w.deadlineInMs >= 0 ? `deadline in ${msText(w.deadlineInMs)}` : `deadline passed ${msText(-w.deadlineInMs)} ago`;
           lines.push(`    ${i + 1}. client ${escapeControl(o.clientId)}  thread ${o.threadId ?? '?'}  ${deadline}  own channel subscribers ${w.subscribers}`);
         });
       }
@@ -196,7 +201,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
       const label = info.primitive === 'semaphore' ? 'semaphore' : 'permit-expirable semaphore';
       const extra = info.primitive === 'semaphore' ? '' : `, ${leased.length} leased`;
       lines.push(`${label} '${name}': ${plural(info.permits ?? 0, 'permit')} available${extra}${info.type === 'none' ? ' (no key)' : ''}`);
-      for (const p of leased) lines.push(`  permit   ${p.permitId}  ${p.expiresInMs === null ? 'never expires' : p.expiresInMs >= 0 ? `expires in ${p.expiresInMs} ms` : `expired ${-p.expiresInMs} ms ago (returned at the next acquire)`}`);
+      for (const p of leased) lines.push(`  permit   ${p.permitId}  ${p.expiresInMs === null ? 'never expires' : p.expiresInMs >= 0 ? `expires in ${msText(p.expiresInMs)}` : `expired ${msText(-p.expiresInMs)} ago (returned at the next acquire)`}`);
       ttl();
       return lines;
     }
