@@ -112,6 +112,9 @@ it('a bare number is a semaphore or a latch: waiters on one channel decide, else
   const unsure = await inspect(name);
   expect(unsure.stdout).toContain(`'${name}' holds the number 2: a semaphore's available permits or a count-down latch's count;`);
   expect(unsure.stdout).toContain('pass --kind semaphore or --kind latch');
+  // No lock channel for what is not a lock: the two candidates' channels.
+  expect(unsure.stdout).not.toContain('redisson_lock__channel');
+  expect(unsure.stdout.trimEnd().split('\n').at(-1)).toBe(`  channels redisson_sc:{${name}} (semaphore), redisson_countdownlatch__channel__{${name}} (latch)`);
   expect((await json(name)).ambiguous).toEqual(['semaphore', 'countDownLatch']);
 
   expect((await inspect(name, '--kind', 'semaphore')).stdout.split('\n')[0]).toBe(`semaphore '${name}': 2 permits available`);

@@ -5,7 +5,7 @@
  * queue, a FencedLock's token, a ReadWriteLock's mode and read leases, a semaphore's permits, a latch's count.
  */
 import type { Redis } from 'ioredis';
-import { lockChannelName } from 'redisson-ts';
+import { countDownLatchChannelName, lockChannelName, semaphoreChannelName } from 'redisson-ts';
 import { intOption, parse } from './args.js';
 import { channelOf, detectPrimitive, INSPECT_KINDS, readFamily, type FamilyInfo, type InspectKind } from './inspectFamily.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';
@@ -214,6 +214,8 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
         lines.push(`'${name}' holds the number ${escapeControl(info.value ?? '')}: a semaphore's available permits or a count-down latch's count;`);
         lines.push(`  no waiters on either channel tell which: pass --kind semaphore or --kind latch`);
         ttl();
+        // Not a lock: the channels its waiters would use, either kind's.
+        lines.push(`  channels ${escapeControl(semaphoreChannelName(info.name))} (semaphore), ${escapeControl(countDownLatchChannelName(info.name))} (latch)`);
         return lines;
       }
       return null;
@@ -224,7 +226,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
 export function formatLockInfo(info: LockInfo): string {
   const name = escapeControl(info.name);
   const family = formatFamily(info, name);
-  if (family) return [...family, `  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`].join('\n');
+  if (family) return (info.ambiguous ? family : [...family, `  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`]).join('\n');
   const lines: string[] = [];
   if (info.type === 'none') {
     lines.push(`lock '${name}': not locked (no key)`);
