@@ -11,6 +11,7 @@ import { REDLOCK, REDLOCK_DELAYED, redlockStrategies } from './demo/redlockStrat
 import { FENCED, fencedStrategy } from './demo/fencedStrategy.js';
 import { DEFAULT_STRATEGIES, type Strategy } from './demo/strategies.js';
 import { hasRedisServerBinary, INSTALL_HINT } from './RedisServerProcess.js';
+import { paintFor } from './colour.js';
 import { createProgressLine } from './progress.js';
 import { openTarget } from './redisTarget.js';
 
@@ -119,7 +120,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       io.stdout.write(`${JSON.stringify(results.map(toRow), null, 2)}\n`);
     } else {
       const width = Math.min(110, Math.max(60, io.stdout.columns ?? 100));
-      io.stdout.write(`${formatTable(results, width, notRun)}\n`);
+      io.stdout.write(`${formatTable(results, width, notRun, paintFor(io.stdout))}\n`);
     }
     return EXIT_OK;
   } finally {
