@@ -3,7 +3,7 @@
  * (`ERR_REDISSON_…`) and an explicit `name`, and docs/errors.md lists exactly those codes, each with its
  * class, so the table cannot go stale.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { expect, it } from 'vitest';
 import * as api from '../../src/index.js';
@@ -74,4 +74,16 @@ it('bad input is refused with the argument errors, which keep TypeError / RangeE
   } finally {
     await client.shutdown();
   }
+});
+
+it('the library throws only its own classes: no bare Error, TypeError or RangeError is built in src/', () => {
+  const root = new URL('../../src/', import.meta.url);
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.startsWith('generated'));
+  expect(files.length).toBeGreaterThan(20);
+  const bare = files.flatMap((f) =>
+    readFileSync(new URL(f, root), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (/\bnew (Error|TypeError|RangeError)\(/.test(line) ? [`src/${f}:${i + 1}: ${line.trim()}`] : [])),
+  );
+  expect(bare).toEqual([]);
 });
