@@ -62,6 +62,8 @@ export class RedissonError extends Error {
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+    // A subclass declared outside this file (without declareError) is still named after its class.
+    if (!Object.hasOwn(new.target.prototype, 'name')) this.name = new.target.name;
     ownCode(this);
   }
 }

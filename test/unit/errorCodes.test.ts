@@ -54,6 +54,9 @@ it('an instance carries its code as an own property (shown by util.inspect), and
   expect(api.isRedissonError(bad)).toBe(true);
   expect(api.isRedissonError(new TypeError('plain'))).toBe(false);
   expect(api.isRedissonError({ code: 'ERR_REDISSON_ERROR' })).toBe(false);
+  // A caller's own subclass keeps its class name and inherits its parent's code.
+  class AppLockError extends api.IllegalStateError {}
+  expect(new AppLockError('x')).toMatchObject({ name: 'AppLockError', code: 'ERR_REDISSON_ILLEGAL_STATE' });
 });
 
 it('bad input is refused with the argument errors, which keep TypeError / RangeError', async () => {
