@@ -16,7 +16,7 @@ import type { LuaScriptId } from './generated/lua.js';
 import { closeConnection } from './connection.js';
 import { followsMaster, isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
 import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
-import { RedissonShutdownError } from './errors.js';
+import { InvalidArgumentError, RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
 import { optionsFromConfig, type FromConfigOptions, type RedissonConfigSource } from './fromConfig.js';
 import { RLock } from './locks/RLock.js';
@@ -401,7 +401,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   getMultiLock(...args: unknown[]): RedissonMultiLock | RedissonFasterMultiLock {
     if (typeof args[0] === 'string') {
       const [group, values, options, ...rest] = args;
-      if (rest.length > 0) throw new TypeError(`getMultiLock(group, values, options?) takes at most 3 arguments, got ${args.length}`);
+      if (rest.length > 0) throw new InvalidArgumentError(`getMultiLock(group, values, options?) takes at most 3 arguments, got ${args.length}`);
       requireName(group);
       const fields = fasterMultiLockFields(values, options);
       this.#ensureOpen();

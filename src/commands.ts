@@ -5,7 +5,7 @@
  */
 import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
-import { ConnectionLostError, NoSyncedSlavesError, RedisConnectionError, RedisTimeoutError, RedissonShutdownError } from './errors.js';
+import { ArgumentRangeError, ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConnectionError, RedissonShutdownError, RedisTimeoutError } from './errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
 import { isClusterInstance, keySlot } from './cluster.js';
 import { retryDelay } from './config.js';
@@ -78,18 +78,18 @@ export function defineScripts(redis: RedisConnection): void {
  */
 export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
-  if (fn === undefined) throw new Error(`script ${id} is not defined on this connection`);
+  if (fn === undefined) throw new IllegalStateError(`script ${id} is not defined on this connection`);
   const wire = args.map((a) => (typeof a === 'number' ? integerString(a) : a));
   const declared = LUA_SCRIPTS[id].keys;
   if (declared !== null && declared !== keys.length) {
-    throw new Error(`script ${id} takes ${declared} keys, got ${keys.length}`);
+    throw new IllegalStateError(`script ${id} takes ${declared} keys, got ${keys.length}`);
   }
   return declared === null ? fn.call(redis, keys.length, ...keys, ...wire) : fn.call(redis, ...keys, ...wire);
 }
 
 /** Java's `Long.toString` for the values we send: no fraction, no exponent. */
 function integerString(n: number): string {
-  if (!Number.isSafeInteger(n)) throw new RangeError(`script argument must be a safe integer, got ${n}`);
+  if (!Number.isSafeInteger(n)) throw new ArgumentRangeError(`script argument must be a safe integer, got ${n}`);
   return String(n);
 }
 
@@ -104,7 +104,14 @@ interface InFlight {
   send: (() => void) | null;
   /** Reconnect attempts seen while waiting for the connection. */
   reconnects: number;
+  /** When the call was made (`performance.now()`), for the time its error reports. */
+  readonly started: number;
+  /** The reply timer's length: `timeout` plus the command's own allowance (a `WAIT`'s). */
+  readonly limitMs: number;
 }
+
+/** What ended a command's wait for the connection, for {@link RedisConnectionError}'s message. */
+type GaveUp = 'timeout' | 'retries' | 'closed';
 
 /** ioredis' message for a command refused because the connection is not writable (no offline queue). */
 const NOT_WRITABLE = "Stream isn't writeable and enableOfflineQueue options is false";
@@ -149,7 +156,11 @@ export class CommandExecutor {
   readonly #onReconnecting = (): void => {
     const max = (this.redis.options as { maxRetriesPerRequest?: number | null }).maxRetriesPerRequest;
     if (typeof max !== 'number') return;
-    for (const entry of [...this.#waiting]) if (++entry.reconnects > max) this.#expire(entry);
+    for (const entry of [...this.#waiting]) if (++entry.reconnects > max) this.#expire(entry, 'retries');
+  };
+  // ioredis gave up reconnecting (`retryStrategy` returned no delay): commands waiting for it fail now.
+  readonly #onEnd = (): void => {
+    for (const entry of [...this.#waiting]) this.#expire(entry, 'closed');
   };
   #lastError: unknown;
   readonly #onError = (error: unknown): void => {
@@ -179,6 +190,7 @@ export class CommandExecutor {
     redis.on('ready', this.#onReady);
     redis.on('error', this.#onError);
     redis.on('reconnecting', this.#onReconnecting);
+    redis.on('end', this.#onEnd);
   }
 
   /**
@@ -227,35 +239,41 @@ export class CommandExecutor {
    */
   run<T>(send: (redis: RedisConnection) => Promise<T>, extraMs = 0): Promise<T> {
     const d = pDefer<T>();
-    const entry: InFlight = { written: false, reject: d.reject, timer: undefined, send: null, reconnects: 0 };
+    const limitMs = this.timeoutMs + extraMs;
+    const entry: InFlight = { written: false, reject: d.reject, timer: undefined, send: null, reconnects: 0, started: performance.now(), limitMs };
     this.#inflight.add(entry);
-    entry.timer = setTimeout(() => this.#expire(entry), this.timeoutMs + extraMs);
+    entry.timer = setTimeout(() => this.#expire(entry, 'timeout'), limitMs);
     entry.send = () => {
       entry.send = null;
       if (!this.#inflight.has(entry)) return;
       entry.written = true;
       send(this.redis).then(
         (value) => this.#settle(entry) && d.resolve(value),
-        (error: unknown) => this.#settle(entry) && d.reject(this.#typed(error)),
+        (error: unknown) => this.#settle(entry) && d.reject(this.#typed(error, entry)),
       );
     };
     const status = this.redis.status;
     if (status === 'ready' && this.#admits()) entry.send();
     // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
-    else if (status === 'end') this.#expire(entry);
+    else if (status === 'end') this.#expire(entry, 'closed');
     else this.#waiting.push(entry);
     return d.promise;
   }
 
-  /** `timeout` passed: the connection never got ready for it, or its reply never came. */
-  #expire(entry: InFlight): void {
+  /**
+   * The connection never got ready for it (by `timeout`, after `maxRetriesPerRequest` reconnect attempts, or
+   * because it closed for good), or its reply never came within `timeout`.
+   */
+  #expire(entry: InFlight, why: GaveUp): void {
     if (!this.#settle(entry)) return;
     if (!entry.written) {
       const i = this.#waiting.indexOf(entry);
       if (i >= 0) this.#waiting.splice(i, 1);
-      entry.reject(this.#connectionError());
+      entry.reject(this.#connectionError(entry, why));
     } else {
-      entry.reject(new RedisTimeoutError(`no reply from Redis at ${this.address} within ${this.timeoutMs} ms (timeout); whether the command ran is unknown`));
+      const extra = entry.limitMs - this.timeoutMs;
+      const limit = `timeout ${this.timeoutMs} ms${extra > 0 ? ` + ${extra} ms for WAIT` : ''}`;
+      entry.reject(new RedisTimeoutError(`no reply from Redis at ${this.address}: gave up after ${elapsed(entry)} ms (${limit}); whether the command ran is unknown`));
     }
   }
 
@@ -269,8 +287,17 @@ export class CommandExecutor {
     return o.path ?? `${o.host ?? '127.0.0.1'}:${o.port ?? 6379}`;
   }
 
-  #connectionError(): RedisConnectionError {
-    return new RedisConnectionError(this.address, this.timeoutMs, this.#lastError);
+  #connectionError(entry: InFlight, why: GaveUp | 'not writable'): RedisConnectionError {
+    const max = (this.redis.options as { maxRetriesPerRequest?: number | null }).maxRetriesPerRequest;
+    const limit =
+      why === 'timeout'
+        ? `timeout ${this.timeoutMs} ms`
+        : why === 'retries'
+          ? `ioredis maxRetriesPerRequest ${String(max)} exceeded: ${entry.reconnects} reconnect attempts, before timeout ${this.timeoutMs} ms`
+          : why === 'closed'
+            ? 'the connection closed for good: ioredis retryStrategy gave up, or it was disconnected'
+            : 'the connection was not writable';
+    return new RedisConnectionError(this.address, { elapsedMs: elapsed(entry), limit }, this.#lastError);
   }
 
   /**
@@ -298,7 +325,7 @@ export class CommandExecutor {
   }
 
   async #withPublishCommand(args: readonly ScriptArg[]): Promise<ScriptArg[]> {
-    if (this.#publishCommand === null) throw new Error('a script names a pending publish command, but nothing resolves it');
+    if (this.#publishCommand === null) throw new IllegalStateError('a script names a pending publish command, but nothing resolves it');
     const command = await this.#publishCommand();
     return args.map((a) => (a === PUBLISH_COMMAND_PENDING ? command : a));
   }
@@ -414,17 +441,25 @@ export class CommandExecutor {
     return true;
   }
 
-  /** Stops watching the connection (on shutdown). */
+  /**
+   * Stops watching the connection (on shutdown, after {@link drain}). A command still in flight will not be
+   * answered before the socket closes: it fails now, and its timer goes with it.
+   */
   dispose(): void {
+    this.#waiting.length = 0;
+    for (const entry of [...this.#inflight]) {
+      if (this.#settle(entry)) entry.reject(new RedissonShutdownError('Redisson client was shut down before the command completed'));
+    }
     this.redis.off('close', this.#onClose);
     this.redis.off('ready', this.#onReady);
     this.redis.off('error', this.#onError);
     this.redis.off('reconnecting', this.#onReconnecting);
+    this.redis.off('end', this.#onEnd);
   }
 
   /** ioredis rejects queued commands with a bare Error when the connection is closed: say what it means. */
-  #typed(error: unknown): Error {
-    if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError();
+  #typed(error: unknown, entry: InFlight): Error {
+    if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError(entry, 'not writable');
     // A closed connection, or ioredis' Cluster giving up on a node that went away (a master failing over):
     // whether the command ran is unknown.
     // So is ioredis' `AbortError`: a command its node connection's close aborted (a pipelined command whose
@@ -437,4 +472,9 @@ export class CommandExecutor {
       ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })
       : new ConnectionLostError(undefined, { cause: error });
   }
+}
+
+/** Milliseconds since `entry`'s call was made, rounded. */
+function elapsed(entry: InFlight): number {
+  return Math.round(performance.now() - entry.started);
 }

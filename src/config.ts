@@ -6,6 +6,7 @@ import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from '
 import { isClusterInstance } from './cluster.js';
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
+import { ArgumentRangeError, InvalidArgumentError } from './errors.js';
 
 /** A Redis Cluster to connect to: its startup nodes, and ioredis `Cluster` options. */
 export interface ClusterConnectionOptions {
@@ -186,7 +187,7 @@ function loneSurrogateAt(text: string): number {
  */
 export function requireOptionKeys(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError(`Expected ${what} to be an object, got ${describeValue(options)}`);
+    throw new InvalidArgumentError(`Expected ${what} to be an object, got ${describeValue(options)}`);
   }
   for (const key of Reflect.ownKeys(options)) {
     if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue;
@@ -194,7 +195,7 @@ export function requireOptionKeys(options: unknown, what: string, accepted: read
     const name = String(key);
     const near = accepted.find((k) => k.toLowerCase() === name.toLowerCase()) ?? accepted.find((k) => typoDistance(k.toLowerCase(), name.toLowerCase()) <= 2);
     const hint = typeof key === 'string' && Object.hasOwn(hints, key) ? ` ${hints[key]}` : near === undefined ? '' : ` (did you mean \`${near}\`?)`;
-    throw new TypeError(`Unknown option \`${name}\` in ${what}${hint}; accepted: ${accepted.map((k) => `\`${k}\``).join(', ') || 'none'}`);
+    throw new InvalidArgumentError(`Unknown option \`${name}\` in ${what}${hint}; accepted: ${accepted.map((k) => `\`${k}\``).join(', ') || 'none'}`);
   }
 }
 
@@ -221,13 +222,13 @@ function typoDistance(a: string, b: string): number {
 /** Throws unless `value` is an integer in `[min, max]`. */
 export function requireInteger(value: unknown, what: string, min: number, max = MAX_MILLIS): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new TypeError(`Expected \`${what}\` to be a number, got ${describeValue(value)}`);
+    throw new InvalidArgumentError(`Expected \`${what}\` to be a number, got ${describeValue(value)}`);
   }
   if (!Number.isInteger(value)) {
-    throw new RangeError(`Expected \`${what}\` to be a finite integer, got ${describeValue(value)}`);
+    throw new ArgumentRangeError(`Expected \`${what}\` to be a finite integer, got ${describeValue(value)}`);
   }
   if (value < min || value > max) {
-    throw new RangeError(`Expected \`${what}\` to be between ${min} and ${max}, got ${describeValue(value)}`);
+    throw new ArgumentRangeError(`Expected \`${what}\` to be between ${min} and ${max}, got ${describeValue(value)}`);
   }
   return value;
 }
@@ -237,12 +238,12 @@ export function requireInteger(value: unknown, what: string, min: number, max = 
  * would reach Redis as U+FFFD in a channel name (a waiter never woken) and merge distinct names into one key.
  */
 export function requireName(name: unknown, what = 'name'): string {
-  if (typeof name !== 'string') throw new TypeError(`Expected \`${what}\` to be a string, got ${describeValue(name)}`);
-  if (name.length === 0) throw new RangeError(`Expected \`${what}\` to be a non-empty string`);
+  if (typeof name !== 'string') throw new InvalidArgumentError(`Expected \`${what}\` to be a string, got ${describeValue(name)}`);
+  if (name.length === 0) throw new ArgumentRangeError(`Expected \`${what}\` to be a non-empty string`);
   const at = loneSurrogateAt(name);
   if (at >= 0) {
     const unit = name.charCodeAt(at).toString(16).toUpperCase();
-    throw new RangeError(`Expected \`${what}\` to be well-formed Unicode, got a lone surrogate U+${unit} at index ${at}`);
+    throw new ArgumentRangeError(`Expected \`${what}\` to be well-formed Unicode, got a lone surrogate U+${unit} at index ${at}`);
   }
   return name;
 }
@@ -255,10 +256,10 @@ export function mapName(mapper: NameMapper, name: unknown): string {
   const valid = requireName(name);
   const raw: unknown = mapper.map(valid);
   const what = `\`nameMapper.map\` to return a non-empty string for ${describeValue(valid)}`;
-  if (typeof raw !== 'string') throw new TypeError(`Expected ${what}, got ${describeValue(raw)}`);
-  if (raw.length === 0) throw new RangeError(`Expected ${what}, got \`''\``);
+  if (typeof raw !== 'string') throw new InvalidArgumentError(`Expected ${what}, got ${describeValue(raw)}`);
+  if (raw.length === 0) throw new ArgumentRangeError(`Expected ${what}, got \`''\``);
   const at = loneSurrogateAt(raw);
-  if (at >= 0) throw new RangeError(`Expected ${what}, got one with a lone surrogate at index ${at}`);
+  if (at >= 0) throw new ArgumentRangeError(`Expected ${what}, got one with a lone surrogate at index ${at}`);
   return raw;
 }
 
@@ -266,7 +267,7 @@ export function mapName(mapper: NameMapper, name: unknown): string {
 export function requireUnit(unit: unknown): TimeUnit {
   if (unit === undefined) return TimeUnit.MILLISECONDS;
   if (!isTimeUnit(unit)) {
-    throw new TypeError(`Expected \`unit\` to be a TimeUnit (${Object.values(TimeUnit).join(', ')}), got ${describeValue(unit)}`);
+    throw new InvalidArgumentError(`Expected \`unit\` to be a TimeUnit (${Object.values(TimeUnit).join(', ')}), got ${describeValue(unit)}`);
   }
   return unit;
 }
@@ -279,7 +280,7 @@ export function requireTime(value: unknown, unit: TimeUnit, what: string): numbe
   if (value === undefined) return -1;
   requireInteger(value, what, -1, Number.MAX_SAFE_INTEGER);
   const ms = value === -1 ? -1 : toMillis(value as number, unit);
-  if (ms > MAX_MILLIS) throw new RangeError(`Expected \`${what}\` to be at most ${MAX_MILLIS} ms, got ${ms} ms`);
+  if (ms > MAX_MILLIS) throw new ArgumentRangeError(`Expected \`${what}\` to be at most ${MAX_MILLIS} ms, got ${ms} ms`);
   return ms;
 }
 
@@ -300,7 +301,7 @@ export function isRedisInstance(value: unknown): value is Redis {
 /** Validates options and fills in defaults. */
 export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (isRedisInstance(options)) {
-    throw new TypeError('Expected Redisson.create options, got an ioredis instance: pass it as `{ redis }`');
+    throw new InvalidArgumentError('Expected Redisson.create options, got an ioredis instance: pass it as `{ redis }`');
   }
   requireOptionKeys(options, 'Redisson.create options', OPTION_KEYS);
   // Only `undefined` means "the default": a `null` (an unset config value passed on) is a mistake, not a
@@ -312,39 +313,39 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     try {
       url = new URL(redis);
     } catch {
-      throw new TypeError(`Expected \`redis\` to be a redis:// URL, got ${describeValue(redis)}`);
+      throw new InvalidArgumentError(`Expected \`redis\` to be a redis:// URL, got ${describeValue(redis)}`);
     }
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new TypeError(`Expected \`redis\` to be a redis:// or rediss:// URL, got ${describeValue(redis)}`);
+      throw new InvalidArgumentError(`Expected \`redis\` to be a redis:// or rediss:// URL, got ${describeValue(redis)}`);
     }
   } else if (typeof redis !== 'object' || redis === null) {
-    throw new TypeError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describeValue(redis)}`);
+    throw new InvalidArgumentError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describeValue(redis)}`);
   } else if (!isRedisInstance(redis) && !isClusterInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
     // A class instance that is not an ioredis client (another library's client) must not be read as an
     // options object, which would silently connect to 127.0.0.1:6379.
-    throw new TypeError('Expected `redis` to be a URL, plain ioredis options, an ioredis `Redis` or `Cluster` instance, or `{ clusterNodes }`');
+    throw new InvalidArgumentError('Expected `redis` to be a URL, plain ioredis options, an ioredis `Redis` or `Cluster` instance, or `{ clusterNodes }`');
   } else if ('clusterNodes' in redis && (!Array.isArray(redis.clusterNodes) || redis.clusterNodes.length === 0)) {
-    throw new TypeError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
+    throw new InvalidArgumentError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
   }
   const shardedSubscriptionMode = given('shardedSubscriptionMode', DEFAULTS.shardedSubscriptionMode);
   if (shardedSubscriptionMode !== 'AUTO' && shardedSubscriptionMode !== 'ON' && shardedSubscriptionMode !== 'OFF') {
-    throw new TypeError(`Expected \`shardedSubscriptionMode\` to be 'AUTO', 'ON' or 'OFF', got ${describeValue(shardedSubscriptionMode)}`);
+    throw new InvalidArgumentError(`Expected \`shardedSubscriptionMode\` to be 'AUTO', 'ON' or 'OFF', got ${describeValue(shardedSubscriptionMode)}`);
   }
   const nameMapper = given('nameMapper', identityNameMapper);
   if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
-    throw new TypeError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
+    throw new InvalidArgumentError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
   }
   const shortLeaseWarning = given('shortLeaseWarning', DEFAULTS.shortLeaseWarning);
   if (typeof shortLeaseWarning !== 'boolean') {
-    throw new TypeError(`Expected \`shortLeaseWarning\` to be a boolean, got ${describeValue(shortLeaseWarning)}`);
+    throw new InvalidArgumentError(`Expected \`shortLeaseWarning\` to be a boolean, got ${describeValue(shortLeaseWarning)}`);
   }
   const checkLockSyncedSlaves = given('checkLockSyncedSlaves', DEFAULTS.checkLockSyncedSlaves);
   if (typeof checkLockSyncedSlaves !== 'boolean') {
-    throw new TypeError(`Expected \`checkLockSyncedSlaves\` to be a boolean, got ${describeValue(checkLockSyncedSlaves)}`);
+    throw new InvalidArgumentError(`Expected \`checkLockSyncedSlaves\` to be a boolean, got ${describeValue(checkLockSyncedSlaves)}`);
   }
   const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
   if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
-    throw new TypeError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
+    throw new InvalidArgumentError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
   }
   return Object.freeze({
     redis,
@@ -374,7 +375,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
 function requireWatchdogTimeout(value: unknown): number {
   const ms = requireInteger(value, 'lockWatchdogTimeout', 1, 3 * MAX_TIMER_MS);
   if (ms < MIN_WATCHDOG_TIMEOUT_MS) {
-    throw new RangeError(
+    throw new ArgumentRangeError(
       `\`lockWatchdogTimeout\` is in milliseconds, as in Redisson, and must be at least ${MIN_WATCHDOG_TIMEOUT_MS}; got ${ms}` +
         ` (${Math.ceil(3_000 / ms)} renewal scripts a second per lock). For ${ms} seconds pass ${ms * 1_000}.`,
     );

@@ -1,15 +1,107 @@
 /**
  * Every error this library throws. Raw Redis replies are mapped to these in one place (the lock
- * classes), so callers can branch on `instanceof` or on `error.name`.
+ * classes), so callers can branch on `error.code` (the Node convention, `ERR_REDISSON_…`, stable across
+ * releases and listed in docs/errors.md), on `instanceof`, or on `error.name`.
  */
 
-/** Base class of all redisson-ts errors. `name` is the concrete class name. */
+/** Every `code` an error of this library carries; docs/errors.md says when each is thrown. */
+export type RedissonErrorCode =
+  | 'ERR_REDISSON_ERROR'
+  | 'ERR_REDISSON_ILLEGAL_MONITOR_STATE'
+  | 'ERR_REDISSON_LOCK_LOST'
+  | 'ERR_REDISSON_SHUTDOWN'
+  | 'ERR_REDISSON_ILLEGAL_STATE'
+  | 'ERR_REDISSON_PERMIT_NOT_HELD'
+  | 'ERR_REDISSON_CONNECTION'
+  | 'ERR_REDISSON_TIMEOUT'
+  | 'ERR_REDISSON_CONNECTION_LOST'
+  | 'ERR_REDISSON_QUORUM'
+  | 'ERR_REDISSON_CONFIG'
+  | 'ERR_REDISSON_NO_SYNCED_SLAVES'
+  | 'ERR_REDISSON_DUPLICATE_LOCK_MEMBER'
+  | 'ERR_REDISSON_CROSS_SLOT_NAME'
+  | 'ERR_REDISSON_INVALID_ARGUMENT'
+  | 'ERR_REDISSON_OUT_OF_RANGE';
+
+/**
+ * Gives an error class its `name` and `code` on its prototype, spelled out rather than taken from the class's
+ * own name, which a minifier renames. A subclass declares its own and so overrides its parent's.
+ */
+function declareError(cls: abstract new (...args: never[]) => Error, name: string, code: RedissonErrorCode): void {
+  for (const [key, value] of [['name', name], ['code', code]] as const) {
+    Object.defineProperty(cls.prototype, key, { value, writable: true, configurable: true, enumerable: false });
+  }
+}
+
+/** Copies the class's `code` onto the instance, so that logs and `util.inspect` show it, as Node's errors do. */
+function ownCode(error: Error & { readonly code: RedissonErrorCode }): void {
+  Object.defineProperty(error, 'code', { value: error.code, writable: true, configurable: true, enumerable: true });
+}
+
+/**
+ * Whether `error` was thrown by this library: any error whose `code` starts with `ERR_REDISSON_`. Unlike
+ * `instanceof RedissonError`, also true of {@link InvalidArgumentError} and {@link ArgumentRangeError} (which
+ * extend `TypeError` and `RangeError`), and of errors from another copy of the library in the same process.
+ */
+export function isRedissonError(error: unknown): error is Error & { readonly code: RedissonErrorCode } {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('ERR_REDISSON_');
+}
+
+/**
+ * Base class of the redisson-ts errors (all but the two argument errors, which keep the `TypeError` and
+ * `RangeError` of bad input). `name` is the concrete class's name; `code` its stable `ERR_REDISSON_…` code.
+ */
 export class RedissonError extends Error {
+  static {
+    declareError(this, 'RedissonError', 'ERR_REDISSON_ERROR');
+  }
+
+  /** The stable code of the error's class (`ERR_REDISSON_…`, see docs/errors.md). */
+  declare readonly code: RedissonErrorCode;
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    // The name ERROR_NAMES gives the class (below): minifiers rename classes, so constructor.name is not used
-    // for ours; a subclass of the user's own keeps its constructor's name.
-    this.name = Object.hasOwn(new.target.prototype, 'name') ? new.target.prototype.name : new.target.name;
+    // A subclass declared outside this file (without declareError) is still named after its class.
+    if (!Object.hasOwn(new.target.prototype, 'name')) this.name = new.target.name;
+    ownCode(this);
+  }
+}
+
+/**
+ * Bad input: a value of the wrong type, an unknown option, a call with the wrong arguments — thrown (or the
+ * call rejects) before anything is sent. A `TypeError`, as such input always was; not a {@link RedissonError}.
+ */
+export class InvalidArgumentError extends TypeError {
+  static {
+    declareError(this, 'InvalidArgumentError', 'ERR_REDISSON_INVALID_ARGUMENT');
+  }
+
+  /** `ERR_REDISSON_INVALID_ARGUMENT`. */
+  declare readonly code: RedissonErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    ownCode(this);
+  }
+}
+
+/**
+ * Input of the right type outside what is accepted: a time that is not a finite integer or is too large, an
+ * empty or malformed name, a count out of bounds — before anything is sent. A `RangeError`, as such input
+ * always was; not a {@link RedissonError}.
+ */
+export class ArgumentRangeError extends RangeError {
+  static {
+    declareError(this, 'ArgumentRangeError', 'ERR_REDISSON_OUT_OF_RANGE');
+  }
+
+  /** `ERR_REDISSON_OUT_OF_RANGE`. */
+  declare readonly code: RedissonErrorCode;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    ownCode(this);
   }
 }
 
@@ -18,6 +110,10 @@ export class RedissonError extends Error {
  * The message matches Redisson's so logs read the same on both sides.
  */
 export class IllegalMonitorStateError extends RedissonError {
+  static {
+    declareError(this, 'IllegalMonitorStateError', 'ERR_REDISSON_ILLEGAL_MONITOR_STATE');
+  }
+
   readonly lockName: string;
   readonly clientId: string;
   readonly threadId: number;
@@ -42,6 +138,10 @@ export class IllegalMonitorStateError extends RedissonError {
  * owner; a subclass of {@link IllegalMonitorStateError}, like Redisson's exception for the same case.
  */
 export class LockLostError extends IllegalMonitorStateError {
+  static {
+    declareError(this, 'LockLostError', 'ERR_REDISSON_LOCK_LOST');
+  }
+
   constructor(lockName: string, clientId: string, threadId: number) {
     super(
       lockName,
@@ -54,19 +154,31 @@ export class LockLostError extends IllegalMonitorStateError {
 
 /** A call made after `shutdown()`, or a wait that was still pending when `shutdown()` ran. */
 export class RedissonShutdownError extends RedissonError {
+  static {
+    declareError(this, 'RedissonShutdownError', 'ERR_REDISSON_SHUTDOWN');
+  }
+
   constructor(message = 'Redisson client is shut down', options?: { cause?: unknown }) {
     super(message, options);
   }
 }
 
 /** A call that conflicts with the state of the client or of an object; Java's `IllegalStateException`. */
-export class IllegalStateError extends RedissonError {}
+export class IllegalStateError extends RedissonError {
+  static {
+    declareError(this, 'IllegalStateError', 'ERR_REDISSON_ILLEGAL_STATE');
+  }
+}
 
 /**
  * A PermitExpirableSemaphore permit that is not held — unknown, already released, or expired — was released
  * or asked about; Redisson throws `IllegalArgumentException` with the same message.
  */
 export class PermitNotHeldError extends RedissonError {
+  static {
+    declareError(this, 'PermitNotHeldError', 'ERR_REDISSON_PERMIT_NOT_HELD');
+  }
+
   /** The ids the call named. */
   readonly permitIds: readonly string[];
 
@@ -76,22 +188,48 @@ export class PermitNotHeldError extends RedissonError {
   }
 }
 
+/** How long a command waited for a connection to Redis, and what ended the wait. */
+export interface ConnectionWait {
+  /** Milliseconds from the call to the error. */
+  readonly elapsedMs: number;
+  /** What ended the wait: `timeout 3000 ms`, `ioredis maxRetriesPerRequest 1: 2 reconnect attempts, …`, … */
+  readonly limit: string;
+}
+
 /**
- * Redis could not be reached within `timeout`: the command was not sent (it did not run). Carries the
- * address and, as `cause`, the connection's last error (ECONNREFUSED, …).
+ * Redis could not be reached: the connection did not get ready within `timeout`, or ioredis gave up first
+ * (`maxRetriesPerRequest` reconnect attempts, a `retryStrategy` that stopped). The command was not sent (it
+ * did not run). Carries the address, how long the call waited and the limit that ended it, and, as `cause`,
+ * the connection's last error (ECONNREFUSED, …).
  */
 export class RedisConnectionError extends RedissonError {
-  readonly address: string;
+  static {
+    declareError(this, 'RedisConnectionError', 'ERR_REDISSON_CONNECTION');
+  }
 
-  constructor(address: string, timeoutMs: number, cause?: unknown) {
-    const why = cause instanceof Error ? `: ${cause.message}` : '';
-    super(`could not reach Redis at ${address} within ${timeoutMs} ms (timeout)${why}`, { cause });
+  readonly address: string;
+  /** Milliseconds the call waited for the connection. */
+  readonly elapsedMs: number;
+  /** What ended the wait (see {@link ConnectionWait.limit}). */
+  readonly limit: string;
+
+  /** @param wait how long the call waited and why it stopped; a number `n` means `timeout n ms`, waited in full. */
+  constructor(address: string, wait: number | ConnectionWait, cause?: unknown) {
+    const w = typeof wait === 'number' ? { elapsedMs: wait, limit: `timeout ${wait} ms` } : wait;
+    const why = cause instanceof Error ? `; last error: ${cause.message}` : '';
+    super(`could not reach Redis at ${address}: gave up after ${w.elapsedMs} ms (${w.limit}); the command was not sent${why}`, { cause });
     this.address = address;
+    this.elapsedMs = w.elapsedMs;
+    this.limit = w.limit;
   }
 }
 
 /** A subscription or command did not complete in time; Redisson's `RedisTimeoutException`. */
-export class RedisTimeoutError extends RedissonError {}
+export class RedisTimeoutError extends RedissonError {
+  static {
+    declareError(this, 'RedisTimeoutError', 'ERR_REDISSON_TIMEOUT');
+  }
+}
 
 /**
  * The connection closed after a command was written and before its reply arrived: Redis may or may not
@@ -99,6 +237,10 @@ export class RedisTimeoutError extends RedissonError {}
  * unlock is retried with the same request id, whose latch makes a second run harmless.
  */
 export class ConnectionLostError extends RedissonError {
+  static {
+    declareError(this, 'ConnectionLostError', 'ERR_REDISSON_CONNECTION_LOST');
+  }
+
   constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -126,6 +268,10 @@ export interface NodeVote {
  * Carries each node's vote. Thrown by `lock()`; `tryLock()` answers `false` instead, as Redisson does.
  */
 export class QuorumError extends RedissonError {
+  static {
+    declareError(this, 'QuorumError', 'ERR_REDISSON_QUORUM');
+  }
+
   /** Members that must be acquired: all for a MultiLock, a majority (`n/2 + 1`) for a RedLock. */
   readonly required: number;
   readonly votes: readonly NodeVote[];
@@ -147,6 +293,10 @@ export class QuorumError extends RedissonError {
  * found, not just the first; thrown before any connection is made.
  */
 export class RedissonConfigError extends RedissonError {
+  static {
+    declareError(this, 'RedissonConfigError', 'ERR_REDISSON_CONFIG');
+  }
+
   /** One entry per problem: the field's path (`singleServerConfig.adress`) and what is wrong with it. */
   readonly problems: readonly { readonly path: string; readonly problem: string }[];
 
@@ -162,6 +312,10 @@ export class RedissonConfigError extends RedissonError {
  * concerned was undone before this was thrown, after `retryAttempts` tries.
  */
 export class NoSyncedSlavesError extends RedissonError {
+  static {
+    declareError(this, 'NoSyncedSlavesError', 'ERR_REDISSON_NO_SYNCED_SLAVES');
+  }
+
   /** Replicas the write waited for (`WAIT <expected> …`). */
   readonly expected: number;
   /** Replicas that confirmed it within `slavesSyncTimeout`. */
@@ -173,7 +327,6 @@ export class NoSyncedSlavesError extends RedissonError {
     this.synced = synced;
   }
 }
-
 
 /**
  * A RedLock or MultiLock was given one lock twice: two members on the same Redis key of the same server and
@@ -190,6 +343,10 @@ export class NoSyncedSlavesError extends RedissonError {
  * Redisson accepts both (COMPATIBILITY.md).
  */
 export class DuplicateLockMemberError extends RedissonError {
+  static {
+    declareError(this, 'DuplicateLockMemberError', 'ERR_REDISSON_DUPLICATE_LOCK_MEMBER');
+  }
+
   /** Positions of the two members that are one lock. */
   readonly indexes: readonly [number, number];
   /** The member lock's name. */
@@ -239,6 +396,10 @@ export interface PlacedName {
  * when one exists, a name that fits. Java Redisson sends such names and fails with `CROSSSLOT` (COMPATIBILITY.md).
  */
 export class CrossSlotNameError extends RedissonError {
+  static {
+    declareError(this, 'CrossSlotNameError', 'ERR_REDISSON_CROSS_SLOT_NAME');
+  }
+
   /** The name given to `get…`. */
   readonly objectName: string;
   /** The primitive: `RLock`, `FairLock`, `CountDownLatch`, … */
@@ -280,26 +441,3 @@ function wholeKeyReason(name: string): string {
   if (name.indexOf('}', open + 1) < 0) return `its \`{\` is never closed`;
   return 'it has no usable hash tag';
 }
-
-/**
- * Every error class by its name. Bundlers and minifiers (webpack's terser, esbuild --minify) rename classes,
- * so `constructor.name` would be `t` in a minified bundle: the names are set here, on each prototype, from
- * these keys (object keys survive minification). A new error class is added here too.
- */
-const ERROR_NAMES = {
-  RedissonError,
-  IllegalMonitorStateError,
-  LockLostError,
-  RedissonShutdownError,
-  IllegalStateError,
-  PermitNotHeldError,
-  RedisConnectionError,
-  RedisTimeoutError,
-  ConnectionLostError,
-  QuorumError,
-  RedissonConfigError,
-  NoSyncedSlavesError,
-  DuplicateLockMemberError,
-  CrossSlotNameError,
-};
-for (const [name, cls] of Object.entries(ERROR_NAMES)) Object.defineProperty(cls.prototype, 'name', { value: name, writable: true, configurable: true });

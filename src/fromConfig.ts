@@ -8,7 +8,7 @@
 import type { RedisOptions } from 'ioredis';
 import type { RedissonOptions } from './config.js';
 import { describeValue, requireOptionKeys } from './config.js';
-import { RedissonConfigError } from './errors.js';
+import { InvalidArgumentError, RedissonConfigError } from './errors.js';
 import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
 import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
 import type { NameMapper } from './keys.js';
@@ -75,9 +75,9 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   requireOptionKeys(options, 'fromConfig options', FROM_CONFIG_KEYS);
   for (const key of ['nameMappers', 'env'] as const) {
     const value: unknown = options[key];
-    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new TypeError(`Expected \`${key}\` to be an object, got ${describeValue(value)}`);
+    if (value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) throw new InvalidArgumentError(`Expected \`${key}\` to be an object, got ${describeValue(value)}`);
   }
-  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new TypeError(`Expected \`onWarning\` to be a function, got ${describeValue(options.onWarning)}`);
+  if (options.onWarning !== undefined && typeof options.onWarning !== 'function') throw new InvalidArgumentError(`Expected \`onWarning\` to be a function, got ${describeValue(options.onWarning)}`);
   const { label, tree } = loadConfig(source, options.env ?? process.env);
   const problems: Problem[] = [];
   const warnings: string[] = [];

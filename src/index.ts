@@ -49,8 +49,13 @@ export {
 } from './diagnostics.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
 export {
+  ArgumentRangeError,
   ConnectionLostError,
   CrossSlotNameError,
+  InvalidArgumentError,
+  isRedissonError,
+  type ConnectionWait,
+  type RedissonErrorCode,
   DuplicateLockMemberError,
   IllegalStateError,
   PermitNotHeldError,

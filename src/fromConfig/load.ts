@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Yaml from 'yaml';
-import { RedissonConfigError } from '../errors.js';
+import { InvalidArgumentError, RedissonConfigError } from '../errors.js';
 import { loadYamlModule } from './yamlModule.js';
 
 // Loaded on first use: an application that never reads a YAML file does not pay for the parser (~60 ms), and
@@ -38,7 +38,7 @@ export interface Loaded {
 export function loadConfig(source: RedissonConfigSource, env: Readonly<Record<string, string | undefined>>): Loaded {
   if (typeof source !== 'string' && !(source instanceof URL)) {
     if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-      throw new TypeError('Expected a Redisson config file path, a file: URL or a config object');
+      throw new InvalidArgumentError('Expected a Redisson config file path, a file: URL or a config object');
     }
     return { label: 'object', tree: source };
   }

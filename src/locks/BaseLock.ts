@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { traceRelease, type DiagnosticsTarget } from '../diagnostics.js';
 import { mapName, requireInteger, requireThreadId, requireUnit, unlockLatchTtl } from '../config.js';
-import { ConnectionLostError, IllegalMonitorStateError, LockLostError, RedisTimeoutError } from '../errors.js';
+import { ConnectionLostError, IllegalMonitorStateError, IllegalStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
@@ -466,7 +466,7 @@ export abstract class BaseLock<T = void> {
     try {
       call.promise = run(call);
     } catch (error) {
-      call.promise = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      call.promise = Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error), { cause: error }));
     }
     return call.promise;
   }

@@ -4,6 +4,7 @@
  * The Node counterpart of redlock's `using()` and of TC39 async disposables.
  */
 import { parseReenterOptions } from './holdArgs.js';
+import { IllegalStateError } from '../errors.js';
 
 /** What a hold needs from its lock. */
 export interface HoldOwner<T> {
@@ -74,7 +75,7 @@ export class LockHold<T = void> implements AsyncDisposable {
       const { leaseMs, owner } = parseReenterOptions(options);
       return this.#lock.reenter(this.threadId, leaseMs, owner.signal);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error), { cause: error }));
     }
   }
 

@@ -14,6 +14,7 @@ import type { RenewalEntry, RenewalKind, ScriptRunner } from '../renewal/LockRen
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
 import { hash128toBase64 } from './highwayHash.js';
+import { ArgumentRangeError, InvalidArgumentError } from '../errors.js';
 
 /**
  * The Redisson codecs whose encoding of a value redisson-ts reproduces (both write the value's string form
@@ -40,9 +41,9 @@ let serial = 0;
 /** The bytes Redisson's StringCodec / LongCodec write for `value`: its string form, UTF-8. */
 function encode(value: FasterMultiLockValue, codec: FasterMultiLockCodec, index: number): Uint8Array {
   const integer = (typeof value === 'number' && Number.isSafeInteger(value)) || typeof value === 'bigint';
-  if (codec === 'LongCodec' && !integer) throw new TypeError(`Expected values[${index}] to be an integer (number or bigint) for LongCodec, got ${describeValue(value)}`);
-  if (!integer && typeof value !== 'string') throw new TypeError(`Expected values[${index}] to be a string or an integer (number or bigint), got ${describeValue(value)}`);
-  if (typeof value === 'bigint' && (value < -(2n ** 63n) || value >= 2n ** 63n)) throw new RangeError(`Expected values[${index}] to fit a Java long, got ${value}`);
+  if (codec === 'LongCodec' && !integer) throw new InvalidArgumentError(`Expected values[${index}] to be an integer (number or bigint) for LongCodec, got ${describeValue(value)}`);
+  if (!integer && typeof value !== 'string') throw new InvalidArgumentError(`Expected values[${index}] to be a string or an integer (number or bigint), got ${describeValue(value)}`);
+  if (typeof value === 'bigint' && (value < -(2n ** 63n) || value >= 2n ** 63n)) throw new ArgumentRangeError(`Expected values[${index}] to fit a Java long, got ${value}`);
   return new Uint8Array(Buffer.from(String(value), 'utf8'));
 }
 
@@ -51,16 +52,16 @@ export function fasterMultiLockFields(values: unknown, options: unknown): readon
   if (options !== undefined) requireOptionKeys(options, 'getMultiLock(group, values) options', ['codec']);
   const codec = (options as FasterMultiLockOptions | undefined)?.codec ?? 'StringCodec';
   if (!CODECS.includes(codec)) {
-    throw new TypeError(
+    throw new InvalidArgumentError(
       `Expected \`codec\` to be 'StringCodec' or 'LongCodec', got ${describeValue(codec)}: a FasterMultiLock's field names are hashes of each value ` +
         "as the Java client's codec encodes it, and only these two codecs can be reproduced without a JVM serializer (Redisson's default, Kryo5Codec, cannot)",
     );
   }
   if (typeof values !== 'object' || values === null || !(Symbol.iterator in values) || typeof values === 'string') {
-    throw new TypeError(`Expected \`values\` to be an array of values, got ${describeValue(values)}`);
+    throw new InvalidArgumentError(`Expected \`values\` to be an array of values, got ${describeValue(values)}`);
   }
   const list = [...(values as Iterable<unknown>)];
-  if (list.length === 0) throw new RangeError('Expected `values` to hold at least one value');
+  if (list.length === 0) throw new ArgumentRangeError('Expected `values` to hold at least one value');
   // As Redisson (a Set of hashes): a value given twice is one field.
   return [...new Set(list.map((v, i) => hash128toBase64(encode(v as FasterMultiLockValue, codec, i))))];
 }

@@ -11,6 +11,7 @@ import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
 import { noteLease, parseTimes, type WaitOptions } from './lockArgs.js';
 import { lockForceUnlock, lockUnlockInner } from './RLock.js';
+import { IllegalStateError } from '../errors.js';
 
 /**
  * A reentrant lock that hands out a fencing token with each acquisition. Obtain with
@@ -55,7 +56,7 @@ export class RedissonFencedLock extends BaseLock<number> {
     noteLease(this.ctx, this.getName(), times[0] ?? -1);
     // An unlimited wait (Java's Long.MAX_VALUE ms): the loop waits per retry delay, never one huge timer.
     const result = await this.acquireWith(-1, times[0] ?? -1, options);
-    if (result === null) throw new Error('unreachable: an unlimited wait ended without the lock');
+    if (result === null) throw new IllegalStateError('unreachable: an unlimited wait ended without the lock');
     return result.value;
   }
 

@@ -5,7 +5,7 @@
  */
 import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';
-import { DuplicateLockMemberError, QuorumError } from '../errors.js';
+import { ArgumentRangeError, DuplicateLockMemberError, InvalidArgumentError, QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from './lockArgs.js';
 import { serverDuplicate } from './memberIdentity.js';
@@ -250,11 +250,11 @@ export function roundWait(n: number, leaseMs: number): number {
 /** Throws unless `members` is a non-empty list of locks. */
 function requireMembers(members: readonly MultiLockMember[]): readonly MultiLockMember[] {
   const list: unknown = members;
-  if (!Array.isArray(list) || list.length === 0) throw new RangeError('Lock objects are not defined: pass at least one lock');
+  if (!Array.isArray(list) || list.length === 0) throw new ArgumentRangeError('Lock objects are not defined: pass at least one lock');
   members.forEach((m: unknown, i) => {
     const lock = m as Partial<Record<keyof MultiLockMember, unknown>> | null;
     if (typeof lock !== 'object' || lock === null || typeof lock.tryLock !== 'function' || typeof lock.unlock !== 'function' || typeof lock.isHeldByThread !== 'function' || typeof lock.getName !== 'function') {
-      throw new TypeError(`Expected lock #${i} to be a lock (such as an RLock from client.getLock), got ${lock === null ? 'null' : typeof lock}`);
+      throw new InvalidArgumentError(`Expected lock #${i} to be a lock (such as an RLock from client.getLock), got ${lock === null ? 'null' : typeof lock}`);
     }
   });
   return Object.freeze([...members]);
@@ -279,7 +279,7 @@ const OPTION_HINTS: Readonly<Record<string, string>> = {
 export function parseMemberArgs(method: string, args: readonly unknown[]): { members: MultiLockMember[]; options: MultiLockOptions } {
   const [first, second, ...rest] = args;
   if (Array.isArray(first)) {
-    if (rest.length > 0) throw new TypeError(`${method}: expected (locks[], options?) or (lock, lock, …)`);
+    if (rest.length > 0) throw new InvalidArgumentError(`${method}: expected (locks[], options?) or (lock, lock, …)`);
     if (second !== undefined) requirePlainOptions(second, `${method} options`, OPTION_KEYS, OPTION_HINTS);
     const members: readonly unknown[] = first;
     return { members: members as MultiLockMember[], options: second ?? {} };

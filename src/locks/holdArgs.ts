@@ -5,6 +5,7 @@
 import { describeValue, requireThreadId, requireTime } from '../config.js';
 import { requirePlainOptions } from './lockArgs.js';
 import { TimeUnit } from '../TimeUnit.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** Options of `lock.acquire()` and `lock.withLock()`. */
 export interface HoldOptions {
@@ -63,7 +64,7 @@ function parseOptionsOf(kind: keyof typeof KEYS, method: string, options: unknow
   const owner: { threadId?: number; signal?: AbortSignal } = {};
   if (o.threadId !== undefined) owner.threadId = requireThreadId(o.threadId);
   if (o.signal !== undefined) {
-    if (!(o.signal instanceof AbortSignal)) throw new TypeError(`${method}: expected \`signal\` to be an AbortSignal, got ${describeValue(o.signal)}`);
+    if (!(o.signal instanceof AbortSignal)) throw new InvalidArgumentError(`${method}: expected \`signal\` to be an AbortSignal, got ${describeValue(o.signal)}`);
     owner.signal = o.signal;
   }
   const leaseMs = requireTime(o.leaseTime, TimeUnit.MILLISECONDS, 'leaseTime');

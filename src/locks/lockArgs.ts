@@ -4,6 +4,7 @@
  */
 import { describeValue, requireOptionKeys, requireThreadId, requireTime, requireUnit } from '../config.js';
 import { TimeUnit } from '../TimeUnit.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** Per-call options: every method may name its owner, like Redisson's `*Async(…, threadId)` overloads. */
 export interface OwnerOptions {
@@ -53,12 +54,12 @@ export function parseTimes(method: string, args: readonly unknown[], names: read
   const unitIndex = rest.findIndex((a) => typeof a === 'string');
   if (unitIndex >= 0) {
     if (unitIndex !== rest.length - 1 || unitIndex === 0) {
-      throw new TypeError(`${method}: a TimeUnit may only follow the time values`);
+      throw new InvalidArgumentError(`${method}: a TimeUnit may only follow the time values`);
     }
     unit = requireUnit(rest.pop());
   }
   if (rest.length > names.length) {
-    throw new TypeError(`${method}: expected at most ${names.length} time value(s) before the unit, got ${rest.length}`);
+    throw new InvalidArgumentError(`${method}: expected at most ${names.length} time value(s) before the unit, got ${rest.length}`);
   }
   const times = rest.map((value, i) => requireTime(value, unit, names[i] as string));
   return { times, options };
@@ -74,12 +75,12 @@ const OWNER_KEYS = ['threadId'] as const;
  */
 export function requirePlainOptions(options: unknown, what: string, accepted: readonly string[], hints: Readonly<Record<string, string>> = {}): void {
   if (options instanceof AbortSignal) {
-    throw new TypeError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
+    throw new InvalidArgumentError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
   }
   // Any other object that is not plain (a Date, a Map, a Promise) is a mistake, not an empty options object.
   const tag = typeof options === 'object' && options !== null ? Object.prototype.toString.call(options) : '';
   if (tag !== '' && tag !== '[object Object]' && !Array.isArray(options)) {
-    throw new TypeError(`Expected ${what} to be a plain object, got ${tag}`);
+    throw new InvalidArgumentError(`Expected ${what} to be a plain object, got ${tag}`);
   }
   requireOptionKeys(options, what, accepted, hints);
 }
@@ -92,7 +93,7 @@ function validateOptions(options: unknown, what: string, accepted: readonly stri
   const valid: WaitOptions = {};
   if (threadId !== undefined) valid.threadId = requireThreadId(threadId);
   if (signal !== undefined) {
-    if (!(signal instanceof AbortSignal)) throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
+    if (!(signal instanceof AbortSignal)) throw new InvalidArgumentError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
     valid.signal = signal;
   }
   // Non-enumerable, so the key check above skipped it: only our own MultiLock passes it.

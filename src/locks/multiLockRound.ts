@@ -7,7 +7,7 @@
  * slice of the wait, here each member gets one attempt per round and the wait is spent between rounds,
  * listening on every member that refused (multiLockWatch.ts): a release of any of them is acted on at once.
  */
-import { RedisTimeoutError, type NodeVote } from '../errors.js';
+import { IllegalStateError, type NodeVote, RedisTimeoutError } from '../errors.js';
 import { TimeUnit } from '../TimeUnit.js';
 import type { PublishSubscribe } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
@@ -224,7 +224,7 @@ async function reExpireMembers(members: readonly MultiLockMember[], votes: NodeV
     const { index } = granted[k] as NodeVote;
     if (r.status === 'fulfilled' && r.value) return;
     lost++;
-    const error: unknown = r.status === 'rejected' ? r.reason : new Error('the lock key was gone before its lease was re-set');
+    const error: unknown = r.status === 'rejected' ? r.reason : new IllegalStateError(`lock '${(members[index] as MultiLockMember).getName()}' was gone before its lease was re-set`);
     votes[index] = vote(index, members[index] as MultiLockMember, 'failed', error);
   });
   return lost;

@@ -353,7 +353,7 @@ export class PublishSubscribe {
       throw new IllegalStateError(`channel ${wire} is already waited on with the '${entry.policy.name}' wake policy, not '${policy.name}': two primitive types share one name`);
     }
     if (!entry && this.transport === null) {
-      await withTimeout(this.resolveTransport(), timeoutMs, abort, `Sharded pub/sub probe timed out after ${timeoutMs} ms`);
+      await withTimeout(this.resolveTransport(), timeoutMs, abort, 'Sharded pub/sub probe');
       return this.subscribe(channel, policy, timeoutMs, abort);
     }
     if (!entry) {
@@ -366,7 +366,7 @@ export class PublishSubscribe {
     }
     const sub = this.#enter(wire, entry);
     try {
-      await withTimeout(entry.ready.promise, timeoutMs, abort, `Subscription to ${wire} timed out after ${timeoutMs} ms`);
+      await withTimeout(entry.ready.promise, timeoutMs, abort, `Subscription to ${wire}`);
     } catch (error) {
       sub.release();
       throw error;
@@ -477,10 +477,13 @@ function isServerRefusal(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError';
 }
 
-function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSource | undefined, message: string): Promise<void> {
+/** `promise`, or a `RedisTimeoutError` naming `what`, the time waited and the limit, after `ms`. */
+function withTimeout(promise: Promise<unknown>, ms: number, abort: AbortSource | undefined, what: string): Promise<void> {
   if (abort?.aborted) return Promise.reject(abort.reason as Error);
   const d = pDefer<void>();
-  const timer = setTimeout(() => d.reject(new RedisTimeoutError(message)), Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+  const started = performance.now();
+  const expire = (): void => d.reject(new RedisTimeoutError(`${what} timed out: gave up after ${Math.round(performance.now() - started)} ms (limit ${ms} ms)`));
+  const timer = setTimeout(expire, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
   const off = abort ? onAbort(abort, (reason) => d.reject(reason)) : undefined;
   promise.then(
     () => d.resolve(),

@@ -15,7 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { describeValue, mapName, requireTime, requireUnit, unlockLatchTtl } from '../config.js';
 import { traceRelease } from '../diagnostics.js';
-import { PermitNotHeldError } from '../errors.js';
+import { ArgumentRangeError, IllegalStateError, InvalidArgumentError, PermitNotHeldError } from '../errors.js';
 import { permitExpirableTimeoutName, semaphoreChannelName, unlockLatchName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import { TimeUnit } from '../TimeUnit.js';
@@ -52,32 +52,32 @@ function parsePermitCall(method: string, args: readonly unknown[], names: readon
   let unit: TimeUnit = TimeUnit.MILLISECONDS;
   const unitAt = rest.findIndex((a) => typeof a === 'string');
   if (unitAt >= 0) {
-    if (unitAt !== rest.length - 1 || unitAt === 0) throw new TypeError(`${method}: a TimeUnit may only follow the time values`);
+    if (unitAt !== rest.length - 1 || unitAt === 0) throw new InvalidArgumentError(`${method}: a TimeUnit may only follow the time values`);
     unit = requireUnit(rest.pop());
   }
   let permits: number | null = null;
   if (rest.length === names.length + 1 || (rest.length === 1 && unitAt < 0)) permits = requirePermits(rest.shift());
-  if (rest.length > names.length) throw new TypeError(`${method}: expected at most ${names.length + 1} numbers before the unit, got ${rest.length + (permits === null ? 0 : 1)}`);
+  if (rest.length > names.length) throw new InvalidArgumentError(`${method}: expected at most ${names.length + 1} numbers before the unit, got ${rest.length + (permits === null ? 0 : 1)}`);
   return { permits, times: rest.map((v, i) => requireTime(v, unit, names[i] as string)), options };
 }
 
 /** A lease: `-1` (none) or at least 1 ms. */
 function requireLease(ms: number): number {
-  if (ms !== -1 && ms < 1) throw new RangeError(`Expected \`leaseTime\` to be -1 (no lease) or at least 1 ms, got ${ms} ms`);
+  if (ms !== -1 && ms < 1) throw new ArgumentRangeError(`Expected \`leaseTime\` to be -1 (no lease) or at least 1 ms, got ${ms} ms`);
   return ms;
 }
 
 /** A permit id as 16 (or any whole number of) bytes: even-length hex, as Netty's `decodeHexDump` accepts. */
 function permitBytes(id: unknown): Buffer {
-  if (typeof id !== 'string') throw new TypeError(`Expected a permit id (hex string), got ${describeValue(id)}`);
+  if (typeof id !== 'string') throw new InvalidArgumentError(`Expected a permit id (hex string), got ${describeValue(id)}`);
   if (id.length === 0 || !/^(?:[0-9a-fA-F]{2})+$/.test(id)) {
-    throw new RangeError(`Expected a permit id of hex digit pairs (Redisson's are 32 lowercase hex digits), got ${describeValue(id)}`);
+    throw new ArgumentRangeError(`Expected a permit id of hex digit pairs (Redisson's are 32 lowercase hex digits), got ${describeValue(id)}`);
   }
   return Buffer.from(id, 'hex');
 }
 
 function permitList(ids: unknown, method: string): Buffer[] {
-  if (!Array.isArray(ids) || ids.length === 0) throw new TypeError(`${method}: expected a non-empty array of permit ids, got ${Array.isArray(ids) ? 'an empty array' : describeValue(ids)}`);
+  if (!Array.isArray(ids) || ids.length === 0) throw new InvalidArgumentError(`${method}: expected a non-empty array of permit ids, got ${Array.isArray(ids) ? 'an empty array' : describeValue(ids)}`);
   return ids.map((id) => permitBytes(id));
 }
 
@@ -133,7 +133,7 @@ export class RPermitExpirableSemaphore {
     const call: ParsedPermitCall = { permits, waitMs: -1, leaseMs: requireLease(times[0] ?? -1), options };
     this.#ctx.ensureOpen();
     const ids = await this.#acquireIds(call);
-    if (ids === null) throw new Error('unreachable: an unlimited wait ended without permits');
+    if (ids === null) throw new IllegalStateError('unreachable: an unlimited wait ended without permits');
     return permits === null ? (ids[0] as PermitId) : ids;
   }
 
@@ -287,7 +287,7 @@ export class RPermitExpirableSemaphore {
    */
   async expire(timeToLive: number, unit: TimeUnit = TimeUnit.MILLISECONDS): Promise<boolean> {
     const ms = requireTime(timeToLive, requireUnit(unit), 'timeToLive');
-    if (ms < 1) throw new RangeError(`Expected \`timeToLive\` to be at least 1 ms, got ${ms} ms`);
+    if (ms < 1) throw new ArgumentRangeError(`Expected \`timeToLive\` to be at least 1 ms, got ${ms} ms`);
     this.#ctx.ensureOpen();
     return (await this.#ctx.executor.eval('object/expire', [this.#rawName, this.#timeoutName], [ms], 'idempotent')) === 1;
   }

@@ -5,6 +5,7 @@
  */
 import { describeValue, requireInteger, requireOptionKeys, requireTime, requireUnit } from '../config.js';
 import { TimeUnit } from '../TimeUnit.js';
+import { ArgumentRangeError, InvalidArgumentError } from '../errors.js';
 
 /** Largest permit count: Java's `Integer.MAX_VALUE`, the type of Redisson's permit arguments. */
 export const MAX_PERMITS = 2 ** 31 - 1;
@@ -26,16 +27,16 @@ export function requirePermits(value: unknown, min = 0, what = 'permits'): numbe
 export function parseSignalOptions(options: unknown, what: string): SignalOptions {
   if (options === undefined) return {};
   if (options instanceof AbortSignal) {
-    throw new TypeError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
+    throw new InvalidArgumentError(`Expected ${what} to be an options object, got an AbortSignal: pass it as \`{ signal }\``);
   }
   const tag = typeof options === 'object' && options !== null ? Object.prototype.toString.call(options) : '';
   if (tag !== '' && tag !== '[object Object]' && !Array.isArray(options)) {
-    throw new TypeError(`Expected ${what} to be a plain object, got ${tag}`);
+    throw new InvalidArgumentError(`Expected ${what} to be a plain object, got ${tag}`);
   }
   requireOptionKeys(options, what, ['signal']);
   const { signal } = options as SignalOptions;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
+    throw new InvalidArgumentError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
   }
   return options as SignalOptions;
 }
@@ -53,7 +54,7 @@ function splitOptions(method: string, args: readonly unknown[]): { rest: unknown
 function splitUnit(method: string, rest: unknown[]): TimeUnit {
   const at = rest.findIndex((a) => typeof a === 'string');
   if (at < 0) return TimeUnit.MILLISECONDS;
-  if (at !== rest.length - 1 || at === 0) throw new TypeError(`${method}: a TimeUnit may only follow a time value`);
+  if (at !== rest.length - 1 || at === 0) throw new InvalidArgumentError(`${method}: a TimeUnit may only follow a time value`);
   return requireUnit(rest.pop());
 }
 
@@ -67,7 +68,7 @@ export interface ParsedAcquire {
 /** `acquire(permits?, options?)`: waits without limit. */
 export function parseAcquire(args: readonly unknown[]): ParsedAcquire {
   const { rest, options } = splitOptions('acquire', args);
-  if (rest.length > 1) throw new TypeError(`acquire: expected (permits?, options?), got ${rest.length} values before the options`);
+  if (rest.length > 1) throw new InvalidArgumentError(`acquire: expected (permits?, options?), got ${rest.length} values before the options`);
   return { permits: rest.length === 0 ? 1 : requirePermits(rest[0]), waitMs: -1, options };
 }
 
@@ -80,7 +81,7 @@ export function parseTryAcquire(args: readonly unknown[]): ParsedAcquire {
   const { rest, options } = splitOptions('tryAcquire', args);
   const unitGiven = rest.some((a) => typeof a === 'string');
   const unit = splitUnit('tryAcquire', rest);
-  if (rest.length > 2) throw new TypeError(`tryAcquire: expected (permits?, waitTime?, unit?, options?), got ${rest.length} numbers`);
+  if (rest.length > 2) throw new InvalidArgumentError(`tryAcquire: expected (permits?, waitTime?, unit?, options?), got ${rest.length} numbers`);
   // A unit after a single number makes that number the wait: Redisson's tryAcquire(waitTime, unit).
   const [permitsArg, waitArg] = unitGiven && rest.length === 1 ? [1, rest[0]] : [rest[0] ?? 1, rest[1]];
   const permits = requirePermits(permitsArg);
@@ -100,7 +101,7 @@ export interface ParsedAwait {
 export function parseAwait(args: readonly unknown[]): ParsedAwait {
   const { rest, options } = splitOptions('await', args);
   const unit = splitUnit('await', rest);
-  if (rest.length > 1) throw new TypeError(`await: expected (waitTime?, unit?, options?), got ${rest.length} numbers`);
+  if (rest.length > 1) throw new InvalidArgumentError(`await: expected (waitTime?, unit?, options?), got ${rest.length} numbers`);
   if (rest.length === 0) return { waitMs: -1, timed: false, options };
   const ms = requireTime(rest[0], unit, 'waitTime');
   return { waitMs: ms < 0 ? 0 : ms, timed: true, options };
@@ -110,6 +111,6 @@ export function parseAwait(args: readonly unknown[]): ParsedAwait {
 export function requireTimeToLive(value: unknown, unit: unknown): number {
   const u = requireUnit(unit);
   const ms = requireTime(value, u, 'timeToLive');
-  if (ms < 1) throw new RangeError(`Expected \`timeToLive\` to be at least 1 ms, got ${describeValue(value)} ${u}`);
+  if (ms < 1) throw new ArgumentRangeError(`Expected \`timeToLive\` to be at least 1 ms, got ${describeValue(value)} ${u}`);
   return ms;
 }

@@ -5,6 +5,7 @@
  * to 128 ms, with a little jitter on the way up.
  */
 import { describeValue, MAX_TIMER_MS, requireInteger } from '../config.js';
+import { InvalidArgumentError } from '../errors.js';
 
 /** The sleeps of one waiting call (Redisson's `LockOptions.BackOffPolicy`). */
 export interface BackOffPolicy {
@@ -145,7 +146,7 @@ export const LockOptions = Object.freeze({
 /** Throws unless `backOff` looks like a {@link BackOff} (an object with a `create` method). */
 export function requireBackOff(backOff: unknown): BackOff {
   if (typeof backOff !== 'object' || backOff === null || typeof (backOff as Partial<BackOff>).create !== 'function') {
-    throw new TypeError(`Expected \`backOff\` to be a BackOff (an object with a create() method, such as new ExponentialBackOff()), got ${describeValue(backOff)}`);
+    throw new InvalidArgumentError(`Expected \`backOff\` to be a BackOff (an object with a create() method, such as new ExponentialBackOff()), got ${describeValue(backOff)}`);
   }
   return backOff as BackOff;
 }
@@ -157,13 +158,13 @@ export function requireBackOff(backOff: unknown): BackOff {
 export function backOffSleeps(backOff: BackOff): { next(): number } {
   const policy = backOff.create();
   if (typeof policy !== 'object' || policy === null || typeof (policy as Partial<BackOffPolicy>).getNextSleepPeriod !== 'function') {
-    throw new TypeError(`Expected BackOff.create() to return a BackOffPolicy (with getNextSleepPeriod()), got ${describeValue(policy)}`);
+    throw new InvalidArgumentError(`Expected BackOff.create() to return a BackOffPolicy (with getNextSleepPeriod()), got ${describeValue(policy)}`);
   }
   return {
     next: () => {
       const ms = policy.getNextSleepPeriod();
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-        throw new TypeError(`Expected BackOffPolicy.getNextSleepPeriod() to return a non-negative finite number of ms, got ${describeValue(ms)}`);
+        throw new InvalidArgumentError(`Expected BackOffPolicy.getNextSleepPeriod() to return a non-negative finite number of ms, got ${describeValue(ms)}`);
       }
       return ms;
     },

@@ -37,8 +37,8 @@ it('FairLock: the holder, then the queue in request order with each deadline and
   expect(lines[0]).toBe(`fair lock '${name}': held by 1 owner`);
   expect(lines[1]).toMatch(new RegExp(`^\\s+owner\\s+client ${a.id}\\s+thread ${holder.threadId}\\s+holds 1$`));
   expect(lines[3]).toBe('  queue    2 waiters');
-  expect(lines[4]).toMatch(new RegExp(`^\\s+1\\. client ${b.id}\\s+thread ${first.threadId}\\s+deadline in \\d+ ms\\s+own channel subscribers 1$`));
-  expect(lines[5]).toMatch(new RegExp(`^\\s+2\\. client ${c.id}\\s+thread ${second.threadId}\\s+deadline in \\d+ ms\\s+own channel subscribers 1$`));
+  expect(lines[4]).toMatch(new RegExp(`^\\s+1\\. client ${b.id}\\s+thread ${first.threadId}\\s+deadline in \\d+ ms \\(\\d[\\d. a-z]*\\)\\s+own channel subscribers 1$`));
+  expect(lines[5]).toMatch(new RegExp(`^\\s+2\\. client ${c.id}\\s+thread ${second.threadId}\\s+deadline in \\d+ ms \\(\\d[\\d. a-z]*\\)\\s+own channel subscribers 1$`));
   const info = await json(name);
   expect(info.primitive).toBe('fairLock');
   expect(info.queue?.map((w) => w.field)).toEqual(fields);
@@ -112,13 +112,16 @@ it('a bare number is a semaphore or a latch: waiters on one channel decide, else
   const unsure = await inspect(name);
   expect(unsure.stdout).toContain(`'${name}' holds the number 2: a semaphore's available permits or a count-down latch's count;`);
   expect(unsure.stdout).toContain('pass --kind semaphore or --kind latch');
+  // No lock channel for what is not a lock: the two candidates' channels.
+  expect(unsure.stdout).not.toContain('redisson_lock__channel');
+  expect(unsure.stdout.trimEnd().split('\n').at(-1)).toBe(`  channels redisson_sc:{${name}} (semaphore), redisson_countdownlatch__channel__{${name}} (latch)`);
   expect((await json(name)).ambiguous).toEqual(['semaphore', 'countDownLatch']);
 
   expect((await inspect(name, '--kind', 'semaphore')).stdout.split('\n')[0]).toBe(`semaphore '${name}': 2 permits available`);
   const waiting = semaphore.acquire(3); // more than there are: waits on redisson_sc:{name}
   await eventually(async () => (await numsub(`redisson_sc:{${name}}`)) === 1, 5_000, 'the semaphore waiter to subscribe');
   const auto = (await inspect(name)).stdout.trimEnd().split('\n');
-  expect(auto).toEqual([`semaphore '${name}': 2 permits available`, `  ttl      no expiry (the lock is kept until someone deletes it)`, `  channel  redisson_sc:{${name}}  subscribers 1`]);
+  expect(auto).toEqual([`semaphore '${name}': 2 permits available`, `  ttl      no expiry (the key is kept until someone deletes it)`, `  channel  redisson_sc:{${name}}  subscribers 1`]);
   await semaphore.release(1);
   await waiting;
 
@@ -145,7 +148,7 @@ it('PermitExpirableSemaphore (Java-shaped data): available permits and each leas
   await raw.zadd(`{${name}}:timeout`, '922337203685477', forever); // Redisson's score for a permit without a lease
   const lines = (await inspect(name)).stdout.trimEnd().split('\n');
   expect(lines[0]).toBe(`permit-expirable semaphore '${name}': 1 permit available, 2 leased`);
-  expect(lines[1]).toMatch(/^ {2}permit {3}0123456789abcdef0123456789abcdef {2}expires in \d+ ms$/);
+  expect(lines[1]).toMatch(/^ {2}permit {3}0123456789abcdef0123456789abcdef {2}expires in \d+ ms \(\d+\.\d s\)$/);
   expect(lines[2]).toBe('  permit   fedcba9876543210fedcba9876543210  never expires');
   expect(lines.at(-1)).toBe(`  channel  redisson_sc:{${name}}  subscribers 0`);
 });

@@ -207,6 +207,8 @@ describe('the installed CLI (redisson-ts-cli)', () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('inspect <name>');
+    // An install carries no benchmarks: its help does not offer `bench`, which would only refuse.
+    expect(help.stdout).not.toMatch(/^ {2}bench\b/m);
   });
 
   it('inspect reads a lock held by the source build: owner field, hold count, and --exit-code 0 held / 3 free', async () => {

@@ -11,6 +11,7 @@ import { REDLOCK, REDLOCK_DELAYED, redlockStrategies } from './demo/redlockStrat
 import { FENCED, fencedStrategy } from './demo/fencedStrategy.js';
 import { DEFAULT_STRATEGIES, type Strategy } from './demo/strategies.js';
 import { hasRedisServerBinary, INSTALL_HINT } from './RedisServerProcess.js';
+import { paintFor } from './colour.js';
 import { createProgressLine } from './progress.js';
 import { openTarget } from './redisTarget.js';
 
@@ -21,8 +22,8 @@ and prints what each strategy did: units sold, oversold, buyers stuck, lost lock
 
 Strategies: ${DEFAULT_STRATEGIES.map((s) => s.id).join(', ')}, ${RLOCK_JAVA.id}, ${REDLOCK.id}, ${REDLOCK_DELAYED.id}, ${FENCED.id}
   ${RLOCK_JAVA.id} puts half the buyers in a JVM running Java Redisson on the same lock. It needs java and
-  mvn and a source checkout (it uses test/interop/JavaPeer.ts, run with tsx as \`npm run demo\` does);
-  without them its row says why it did not run.
+  mvn on PATH (the first run fetches Redisson from Maven Central); without them its row says why it did
+  not run. The Java peer ships with the CLI (a source checkout uses test/interop's).
   ${REDLOCK.id} and ${REDLOCK_DELAYED.id} take the lock with RedLock on 5 throwaway redis-servers they start
   (also with --redis), kill two of them, then crash one under a holder: restarted at once, or after a lease.
   ${FENCED.id} repeats owner-checked's stalled holder with a FencedLock and a stock that refuses stale tokens.
@@ -38,6 +39,16 @@ Options:
   -h, --help         show this help
 
 Exit status: 0 when the demo ran (whatever the verdicts), 1 on a runtime failure, 2 on bad arguments.`;
+
+/** How many strategies a plain `demo` (no --only, no --no-java) runs, the help's count. */
+export function demoStrategyCount(): number {
+  return selectStrategiesCount(selectStrategies(undefined, false));
+}
+
+function selectStrategiesCount(s: ReturnType<typeof selectStrategies>): number {
+  const redlock = s.redlock === 'all' ? 2 : s.redlock === false ? 0 : s.redlock.length;
+  return s.strategies.length + (s.java ? 1 : 0) + redlock + (s.fenced ? 1 : 0);
+}
 
 /** A run with no sale for this long is declared stuck; above the RLock strategy's stall and lease. */
 export const STUCK_AFTER_MS = 3_000;
@@ -85,7 +96,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       if (java.ok) {
         toRun.push(rlockJavaStrategy(java.java));
       } else {
-        notRun.push({ ...RLOCK_JAVA, reason: java.reason, hint: 'Needs java and mvn on PATH and a source checkout run with tsx (npm run demo). --no-java omits it.' });
+        notRun.push({ ...RLOCK_JAVA, reason: java.reason, hint: 'Needs java and mvn on PATH. --no-java omits it.' });
         // No table with --json: say it once on stderr instead.
         if (json) io.stderr.write(`redisson-ts demo: ${RLOCK_JAVA.id} not run: ${java.reason}\n`);
       }
@@ -109,7 +120,7 @@ export async function demoCommand(args: readonly string[], io: CliIo): Promise<n
       io.stdout.write(`${JSON.stringify(results.map(toRow), null, 2)}\n`);
     } else {
       const width = Math.min(110, Math.max(60, io.stdout.columns ?? 100));
-      io.stdout.write(`${formatTable(results, width, notRun)}\n`);
+      io.stdout.write(`${formatTable(results, width, notRun, paintFor(io.stdout))}\n`);
     }
     return EXIT_OK;
   } finally {

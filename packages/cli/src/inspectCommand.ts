@@ -5,7 +5,7 @@
  * queue, a FencedLock's token, a ReadWriteLock's mode and read leases, a semaphore's permits, a latch's count.
  */
 import type { Redis } from 'ioredis';
-import { lockChannelName } from 'redisson-ts';
+import { countDownLatchChannelName, lockChannelName, semaphoreChannelName } from 'redisson-ts';
 import { intOption, parse } from './args.js';
 import { channelOf, detectPrimitive, INSPECT_KINDS, readFamily, type FamilyInfo, type InspectKind } from './inspectFamily.js';
 import { EXIT_OK, UsageError, type CliIo } from './CliError.js';
@@ -135,11 +135,16 @@ export function humanDuration(ms: number): string {
   return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3_600)} h`;
 }
 
-/** A PTTL: exact milliseconds, and from a second on the same for people (`24981 ms (24.9 s)`). */
+/** Milliseconds exactly, and from a second on the same for people too (`24981 ms (24.9 s)`). */
+function msText(ms: number): string {
+  return ms < 1_000 ? `${ms} ms` : `${ms} ms (${humanDuration(ms)})`;
+}
+
+/** A PTTL (see {@link msText}); `-1` is a key kept until deleted, whatever primitive it is. */
 function ttlText(ttlMs: number): string {
-  if (ttlMs === -1) return 'no expiry (the lock is kept until someone deletes it)';
+  if (ttlMs === -1) return 'no expiry (the key is kept until someone deletes it)';
   if (ttlMs === -2) return '-';
-  return ttlMs < 1_000 ? `${ttlMs} ms` : `${ttlMs} ms (${humanDuration(ttlMs)})`;
+  return msText(ttlMs);
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -184,7 +189,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
         lines.push(`  queue    ${queue.length === 0 ? 'empty' : plural(queue.length, 'waiter')}`);
         queue.forEach((w, i) => {
           const o = parseOwnerField(w.field, '');
-          const deadline = w.deadlineInMs === null ? 'no deadline entry' : w.deadlineInMs >= 0 ? `deadline in ${w.deadlineInMs} ms` : `deadline passed ${-w.deadlineInMs} ms ago`;
+          const deadline = w.deadlineInMs === null ? 'no deadline entry' : w.deadlineInMs >= 0 ? `deadline in ${msText(w.deadlineInMs)}` : `deadline passed ${msText(-w.deadlineInMs)} ago`;
           lines.push(`    ${i + 1}. client ${escapeControl(o.clientId)}  thread ${o.threadId ?? '?'}  ${deadline}  own channel subscribers ${w.subscribers}`);
         });
       }
@@ -196,7 +201,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
       const label = info.primitive === 'semaphore' ? 'semaphore' : 'permit-expirable semaphore';
       const extra = info.primitive === 'semaphore' ? '' : `, ${leased.length} leased`;
       lines.push(`${label} '${name}': ${plural(info.permits ?? 0, 'permit')} available${extra}${info.type === 'none' ? ' (no key)' : ''}`);
-      for (const p of leased) lines.push(`  permit   ${p.permitId}  ${p.expiresInMs === null ? 'never expires' : p.expiresInMs >= 0 ? `expires in ${p.expiresInMs} ms` : `expired ${-p.expiresInMs} ms ago (returned at the next acquire)`}`);
+      for (const p of leased) lines.push(`  permit   ${p.permitId}  ${p.expiresInMs === null ? 'never expires' : p.expiresInMs >= 0 ? `expires in ${msText(p.expiresInMs)}` : `expired ${msText(-p.expiresInMs)} ago (returned at the next acquire)`}`);
       ttl();
       return lines;
     }
@@ -209,6 +214,8 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
         lines.push(`'${name}' holds the number ${escapeControl(info.value ?? '')}: a semaphore's available permits or a count-down latch's count;`);
         lines.push(`  no waiters on either channel tell which: pass --kind semaphore or --kind latch`);
         ttl();
+        // Not a lock: the channels its waiters would use, either kind's.
+        lines.push(`  channels ${escapeControl(semaphoreChannelName(info.name))} (semaphore), ${escapeControl(countDownLatchChannelName(info.name))} (latch)`);
         return lines;
       }
       return null;
@@ -219,7 +226,7 @@ function formatFamily(info: LockInfo, name: string): string[] | null {
 export function formatLockInfo(info: LockInfo): string {
   const name = escapeControl(info.name);
   const family = formatFamily(info, name);
-  if (family) return [...family, `  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`].join('\n');
+  if (family) return (info.ambiguous ? family : [...family, `  channel  ${escapeControl(info.channel)}  subscribers ${info.subscribers}`]).join('\n');
   const lines: string[] = [];
   if (info.type === 'none') {
     lines.push(`lock '${name}': not locked (no key)`);

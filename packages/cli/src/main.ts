@@ -5,37 +5,63 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BENCH_HELP, benchCommand } from './benchCommand.js';
+import { BENCH_HELP, benchCommand, benchmarkFile } from './benchCommand.js';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError, type CliIo } from './CliError.js';
-import { DEMO_HELP, demoCommand } from './demoCommand.js';
+import { DEMO_HELP, demoCommand, demoStrategyCount } from './demoCommand.js';
 import { INSPECT_HELP, inspectCommand } from './inspectCommand.js';
-
-export const HELP = `Usage: redisson-ts <command> [options]
-
-Commands:
-  demo               the oversell story: six ways to guard a stock counter, measured live, and a
-                     seventh with half the buyers in Java Redisson when java and mvn are there
-                     (starts a throwaway redis-server unless --redis or REDIS_URL is given)
-  inspect <name>     who holds a lock, semaphore or latch (or every key of a pattern): owners, hold
-                     counts, queue, permits, TTL, waiting subscribers; --watch, --exit-code
-  bench [args]       run the benchmarks (source checkout only)
-
-Options:
-  -h, --help         show help (also: redisson-ts <command> --help)
-  -v, --version      print the version
-
-Exit status: 0 ok, 1 runtime failure (e.g. Redis unreachable), 2 bad arguments.`;
 
 /** 128 + SIGINT, as shells report a Ctrl-C. */
 const EXIT_INTERRUPTED = 130;
 
 type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 
-const COMMANDS: Readonly<Record<string, { run: Command; help: string }>> = {
-  demo: { run: demoCommand, help: DEMO_HELP },
-  inspect: { run: inspectCommand, help: INSPECT_HELP },
-  bench: { run: benchCommand, help: BENCH_HELP },
+/**
+ * Every command, in the order the help lists them: the top-level help is generated from this table, so what
+ * it says of each command is what the command does.
+ */
+export const COMMANDS: Readonly<Record<string, { run: Command; help: string; usage: string; summary: readonly string[]; available?: () => boolean }>> = {
+  demo: {
+    run: demoCommand,
+    help: DEMO_HELP,
+    usage: 'demo',
+    summary: [
+      `the oversell story: ${demoStrategyCount()} ways to guard a stock counter, measured live: one`,
+      'with half the buyers in Java Redisson (when java and mvn are there), two with RedLock on',
+      'throwaway servers; starts a throwaway redis-server unless --redis or REDIS_URL is given',
+    ],
+  },
+  inspect: {
+    run: inspectCommand,
+    help: INSPECT_HELP,
+    usage: 'inspect <name>',
+    summary: ['who holds a lock, semaphore or latch (or every key of a pattern): owners, hold', 'counts, queue, permits, TTL, waiting subscribers; --watch, --exit-code'],
+  },
+  bench: {
+    run: benchCommand,
+    help: BENCH_HELP,
+    usage: 'bench [args]',
+    summary: ['run the benchmarks of this source checkout'],
+    // An installed CLI carries no benchmarks: the help does not offer what would only refuse.
+    available: () => benchmarkFile() !== undefined,
+  },
 };
+
+/** The top-level help: the commands this CLI can run here, from {@link COMMANDS}. */
+export function helpText(): string {
+  const rows = Object.values(COMMANDS)
+    .filter((c) => c.available?.() ?? true)
+    .flatMap((c) => c.summary.map((line, i) => `  ${(i === 0 ? c.usage : '').padEnd(19)}${line}`));
+  return `Usage: redisson-ts <command> [options]
+
+Commands:
+${rows.join('\n')}
+
+Options:
+  -h, --help         show help (also: redisson-ts <command> --help)
+  -v, --version      print the version
+
+Exit status: 0 ok, 1 runtime failure (e.g. Redis unreachable), 2 bad arguments.`;
+}
 
 const interruptHandlers = new Set<() => void | Promise<void>>();
 // Set on SIGINT/SIGTERM: what fails afterwards (killed buyers, a closed connection) is the interrupt's doing.
@@ -68,17 +94,17 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
   const [command, ...rest] = argv;
   try {
     if (command === undefined) {
-      io.stderr.write(`${HELP}\n`);
+      io.stderr.write(`${helpText()}\n`);
       return EXIT_USAGE;
     }
     if (command === '--help' || command === '-h') {
-      io.stdout.write(`${HELP}\n`);
+      io.stdout.write(`${helpText()}\n`);
       return EXIT_OK;
     }
     if (command === 'help') {
       const topic = rest[0] === undefined ? undefined : COMMANDS[rest[0]];
       if (rest[0] !== undefined && !topic) throw new UsageError(`unknown command '${rest[0]}'`);
-      io.stdout.write(`${topic?.help ?? HELP}\n`);
+      io.stdout.write(`${topic?.help ?? helpText()}\n`);
       return EXIT_OK;
     }
     if (command === '--version' || command === '-v') {

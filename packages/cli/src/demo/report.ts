@@ -3,6 +3,7 @@
  * `--json` rows.
  */
 import { verdictOf, type StrategyResult, type Verdict } from './strategies.js';
+import { noPaint, type Paint } from '../colour.js';
 
 /** One row of `--json`. */
 export interface ResultRow {
@@ -64,8 +65,13 @@ export interface NotRun {
   readonly hint: string;
 }
 
-/** The table plus explanations, as printed by `demo`; strategies that could not run come last. */
-export function formatTable(results: readonly StrategyResult[], width = 100, notRun: readonly NotRun[] = []): string {
+const VERDICT_COLOUR: Record<Verdict, 'red' | 'green' | 'yellow'> = { oversold: 'red', stuck: 'red', incomplete: 'yellow', correct: 'green' };
+
+/**
+ * The table plus explanations, as printed by `demo`; strategies that could not run come last. `paint` colours
+ * the verdicts (see colour.ts); the columns are measured without it.
+ */
+export function formatTable(results: readonly StrategyResult[], width = 100, notRun: readonly NotRun[] = [], paint: Paint = noPaint): string {
   const header = ['strategy', 'sold', 'oversold', 'stuck', 'lost locks', 'ops/s', 'p99 ms', 'verdict'];
   const rows = results.map((r) => {
     const row = toRow(r);
@@ -76,7 +82,11 @@ export function formatTable(results: readonly StrategyResult[], width = 100, not
     cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   const out = [fmt(header), widths.map((w) => '─'.repeat(w)).join('  ')];
   results.forEach((r, i) => {
-    out.push(fmt(rows[i] ?? []));
+    const line = fmt(rows[i] ?? []);
+    // The verdict is the last cell and nothing follows it on the line.
+    const verdict = verdictOf(r);
+    const label = VERDICT_LABEL[verdict];
+    out.push(`${line.slice(0, line.length - label.length)}${paint(label, VERDICT_COLOUR[verdict])}`);
     out.push(wrap(explanation(r), width, '    '), '');
   });
   for (const n of notRun) {
