@@ -13,6 +13,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Each file starts its own redis-server(s); two workers match our two cores.
     pool: 'forks',
+    // A directory for the run's packed tarballs, packed once by the first test that asks (test/support/pack.ts).
+    globalSetup: ['./test/support/packGlobalSetup.ts'],
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
