@@ -19,10 +19,14 @@ const suite = useRedis({ own: true });
 let statusBefore = '';
 let work = '';
 const dirs: Record<string, string> = {};
+let otelFiles: string[] = [];
 
 beforeAll(async () => {
   statusBefore = await exec('git', ['status', '--porcelain'], ROOT);
+  const started = performance.now();
   const packed = await packOnce(['redisson-ts', 'redisson-ts-otel']);
+  const installing = performance.now();
+  otelFiles = packed['redisson-ts-otel'].files.map((f) => f.path).sort();
   work = mkdtempSync(join(tmpdir(), 'redisson-ts-examples-'));
   const library = packed['redisson-ts'].tarball;
   const installs: [string, string[]][] = [
@@ -31,7 +35,10 @@ beforeAll(async () => {
     ['java-interop', [library]],
     ['opentelemetry', [library, packed['redisson-ts-otel'].tarball]],
   ];
-  for (const [name, tarballs] of installs) dirs[name] = await installExample(name, work, tarballs);
+  // In parallel: npm spends most of an install waiting on the cache and the disk.
+  await Promise.all(installs.map(async ([name, tarballs]) => (dirs[name] = await installExample(name, work, tarballs))));
+  const s = (from: number, to: number): string => `${((to - from) / 1000).toFixed(1)} s`;
+  console.log(`examples: packing (or waiting for another file's pack) ${s(started, installing)}, installing four examples ${s(installing, performance.now())}`);
 }, 300_000);
 
 afterAll(() => {
@@ -94,6 +101,11 @@ it('opentelemetry: prints the acquire and release spans and the wait/hold histog
   for (const name of ["name: 'redisson-ts.acquire'", "name: 'redisson-ts.release'", "'redisson.name': 'example:otel'", "name: 'redisson.lock.wait.duration'", "name: 'redisson.lock.hold.duration'"]) {
     expect(output).toContain(name);
   }
+});
+
+it('the redisson-ts-otel tarball ships its build, README and LICENSE only', () => {
+  expect(otelFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/RedissonInstrumentation.js']));
+  expect(otelFiles.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/[\w.]+\.(js|d\.ts))$/.test(f))).toEqual([]);
 });
 
 it('leaves nothing behind in the repository', async () => {

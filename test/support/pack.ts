@@ -110,13 +110,18 @@ export async function packOnce(names: readonly PackageName[]): Promise<Record<Pa
   const dir = runDir();
   const tree = await copyTree(dir);
   const packed = {} as Record<PackageName, Packed>;
-  // One after another: the builds share the copy's dist/.
-  for (const name of names) {
+  // One after another, the library first: the builds share the copy's dist/.
+  let builtLibrary = false;
+  const ordered = names.includes('redisson-ts') ? ['redisson-ts' as const, ...names.filter((n) => n !== 'redisson-ts')] : names;
+  for (const name of ordered) {
     packed[name] = await once(dir, `pack-${name}`, async () => {
-      const json = await exec('npm', ['pack', '--json', '--pack-destination', dir], join(tree, FOLDERS[name]));
+      // The library's build is in the copy's dist/ once it was packed: the other packages' prepacks skip it.
+      const env = cleanEnv(builtLibrary ? { REDISSON_TS_LIBRARY_BUILT: '1' } : {});
+      const json = await exec('npm', ['pack', '--json', '--pack-destination', dir], join(tree, FOLDERS[name]), env);
       const [{ filename, files }] = JSON.parse(json.slice(json.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
       return { name, tarball: join(dir, filename), files };
     });
+    if (name === 'redisson-ts') builtLibrary = true;
   }
   return packed;
 }
