@@ -22,7 +22,7 @@ function commandName(id: LuaScriptId): string {
 }
 
 /**
- * Scripts Redisson sends as plain writes or reads, never followed by `WAIT` (PROTOCOL.md §1.4 item 4): the
+ * Scripts Redisson sends as plain writes or reads, never followed by `WAIT` (docs/protocol.md §1.4 item 4): the
  * latch's, the read lock's `isLocked`, the PermitExpirableSemaphore's counts and lease reads, expiry changes.
  * Every other script is a "synced" write: with replicas it is followed by `WAIT`.
  */

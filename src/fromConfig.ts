@@ -101,6 +101,9 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   set('lockWatchdogTimeout', read.int(top, 'lockWatchdogTimeout', ''));
   set('lockWatchdogBatchSize', read.int(top, 'lockWatchdogBatchSize', ''));
   set('fairLockWaitTimeout', read.int(top, 'fairLockWaitTimeout', ''));
+  // Top-level in Redisson's Config; they only act where there are replicas (Sentinel, Cluster), as in Java.
+  set('checkLockSyncedSlaves', read.bool(top, 'checkLockSyncedSlaves', ''));
+  set('slavesSyncTimeout', read.int(top, 'slavesSyncTimeout', ''));
   set('timeout', read.int(server, 'timeout', `${mode}.`));
   set('retryAttempts', read.int(server, 'retryAttempts', `${mode}.`));
   set('subscriptionTimeout', read.int(server, 'subscriptionTimeout', `${mode}.`));
@@ -247,6 +250,15 @@ function reader(problems: Problem[]) {
       const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
       if (typeof n === 'number' && Number.isSafeInteger(n)) return n;
       problems.push({ path: prefix + key, problem: `must be an integer, got ${describeValue(v)}` });
+      return undefined;
+    },
+    bool(tree: Tree, key: string, prefix: string): boolean | undefined {
+      const v = tree[key];
+      if (v === undefined || v === null) return undefined;
+      // Jackson, which reads Redisson's files, also takes the strings "true" and "false".
+      if (typeof v === 'boolean') return v;
+      if (v === 'true' || v === 'false') return v === 'true';
+      problems.push({ path: prefix + key, problem: `must be true or false, got ${describeValue(v)}` });
       return undefined;
     },
     str(tree: Tree, key: string, prefix: string): string | undefined {

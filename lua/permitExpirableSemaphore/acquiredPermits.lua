@@ -1,5 +1,5 @@
 -- acquiredPermits: the number of leased permits, after reclaiming expired leases. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#acquiredPermitsAsync (PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#acquiredPermitsAsync (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the leases {N}:timeout, KEYS[3] the channel redisson_sc:{N}
 -- ARGV[1]  now (ms), ARGV[2] publish command

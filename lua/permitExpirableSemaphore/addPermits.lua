@@ -1,5 +1,5 @@
 -- addPermits: add (or, negative, remove) available permits. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#addPermitsAsync (PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#addPermitsAsync (docs/protocol.md §6.2).
 -- @keys 2
 -- KEYS[1]  the semaphore N (missing: 0), KEYS[2] the channel redisson_sc:{N}
 -- ARGV[1]  the change, ARGV[2] publish command

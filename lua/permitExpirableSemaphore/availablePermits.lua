@@ -1,5 +1,5 @@
 -- availablePermits: the number of permits free now, after returning every expired lease to the pool.
--- Same effect as Redisson RedissonPermitExpirableSemaphore#availablePermitsAsync (PROTOCOL.md §6.2).
+-- Same effect as Redisson RedissonPermitExpirableSemaphore#availablePermitsAsync (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the leases {N}:timeout, KEYS[3] the channel redisson_sc:{N}
 -- ARGV[1]  now (ms), ARGV[2] publish command

@@ -1,5 +1,5 @@
 -- getLeaseTime: the time left on a leased permit. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#getLeaseTimeAsync (3.41.0+, PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#getLeaseTimeAsync (3.41.0+, docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the leases {N}:timeout, KEYS[3] the channel redisson_sc:{N}
 -- ARGV[1]  the permit id (raw bytes), ARGV[2] the never-expires score, ARGV[3] now (ms), ARGV[4] publish command

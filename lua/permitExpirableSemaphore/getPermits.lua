@@ -1,5 +1,5 @@
 -- getPermits: available plus leased permits (the semaphore's size), after reclaiming expired leases.
--- Same effect as Redisson RedissonPermitExpirableSemaphore#getPermitsAsync (PROTOCOL.md §6.2).
+-- Same effect as Redisson RedissonPermitExpirableSemaphore#getPermitsAsync (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the leases {N}:timeout, KEYS[3] the channel redisson_sc:{N}
 -- ARGV[1]  now (ms), ARGV[2] publish command

@@ -1,5 +1,5 @@
 -- setPermits: make the semaphore's size (available + leased) p. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#setPermitsAsync (PROTOCOL.md §6.2); no reclaim first.
+-- RedissonPermitExpirableSemaphore#setPermitsAsync (docs/protocol.md §6.2); no reclaim first.
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the channel redisson_sc:{N}, KEYS[3] the leases {N}:timeout
 -- ARGV[1]  the size p, ARGV[2] publish command

@@ -1,5 +1,5 @@
 -- tryAcquire: take permits from a PermitExpirableSemaphore, one leased id per permit. Same effect as
--- Redisson RedissonPermitExpirableSemaphore#tryAcquireAsync(ids, timeoutDate) (PROTOCOL.md §6.2).
+-- Redisson RedissonPermitExpirableSemaphore#tryAcquireAsync(ids, timeoutDate) (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N: a string holding the number of available permits (missing: none)
 -- KEYS[2]  the leases {N}:timeout: zset, member = permit id (16 raw bytes), score = expiry (absolute ms)

@@ -1,5 +1,5 @@
 -- tryRelease: give one leased permit back. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#tryReleaseAsync(permitId) (PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#tryReleaseAsync(permitId) (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N (available permits), KEYS[2] the channel redisson_sc:{N}, KEYS[3] the leases {N}:timeout
 -- ARGV[1]  the permit id (raw bytes), ARGV[2] 1, ARGV[3] now (ms), ARGV[4] publish command

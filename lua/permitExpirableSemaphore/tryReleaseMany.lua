@@ -1,5 +1,5 @@
 -- tryReleaseMany: give several leased permits back, all or none. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#tryReleaseAsync(List) (PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#tryReleaseAsync(List) (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the channel redisson_sc:{N}, KEYS[3] the leases {N}:timeout
 -- ARGV[1]  the number of ids, ARGV[2] now (ms), ARGV[3] publish command, ARGV[4 ..] the ids (raw bytes)

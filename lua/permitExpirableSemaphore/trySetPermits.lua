@@ -1,5 +1,5 @@
 -- trySetPermits: set the available permits of a semaphore that does not exist yet. Same effect as
--- Redisson RedissonPermitExpirableSemaphore#trySetPermitsAsync (PROTOCOL.md §6.2).
+-- Redisson RedissonPermitExpirableSemaphore#trySetPermitsAsync (docs/protocol.md §6.2).
 -- @keys 2
 -- KEYS[1]  the semaphore N, KEYS[2] the channel redisson_sc:{N}
 -- ARGV[1]  permits, ARGV[2] publish command

@@ -1,5 +1,5 @@
 -- updateLeaseTime: give a leased permit a new expiry. Same effect as Redisson
--- RedissonPermitExpirableSemaphore#updateLeaseTimeAsync (PROTOCOL.md §6.2).
+-- RedissonPermitExpirableSemaphore#updateLeaseTimeAsync (docs/protocol.md §6.2).
 -- @keys 3
 -- KEYS[1]  the semaphore N, KEYS[2] the leases {N}:timeout, KEYS[3] the channel redisson_sc:{N}
 -- ARGV[1]  the permit id (raw bytes), ARGV[2] its new score (now + lease), ARGV[3] now (ms), ARGV[4] publish command

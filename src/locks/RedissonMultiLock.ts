@@ -1,7 +1,7 @@
 /**
  * Redisson's `RedissonMultiLock`: one lock made of several member locks, possibly from different clients
  * on different Redis servers, all taken by one owner. It has no Redis keys of its own; everything on the
- * wire is the members' own scripts (PROTOCOL.md §11).
+ * wire is the members' own scripts (docs/protocol.md §11).
  */
 import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';

@@ -1,7 +1,7 @@
 /**
  * Redisson's `RedissonRedLock` (deprecated in Redisson, kept for the algorithm users ask for): a
  * {@link RedissonMultiLock} that succeeds with a majority of its members, meant for members on fully
- * independent Redis masters (PROTOCOL.md §11).
+ * independent Redis masters (docs/protocol.md §11).
  */
 import { DuplicateLockMemberError } from '../errors.js';
 import { knownDuplicate } from './memberIdentity.js';

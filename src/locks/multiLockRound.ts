@@ -1,6 +1,6 @@
 /**
  * One `tryLock(waitTime, leaseTime)` of a MultiLock / RedLock over its member locks: Redisson's
- * `RedissonMultiLock.tryLock` loop (PROTOCOL.md §11.1) — members in order, one owner for all, per-lock wait
+ * `RedissonMultiLock.tryLock` loop (docs/protocol.md §11.1) — members in order, one owner for all, per-lock wait
  * slices, a limit of failed members, restart from the first member while the wait lasts — plus what the
  * RedLock algorithm asks for and Redisson leaves out: a per-node timeout, a release sent to every member
  * whose acquire may have landed, and a validity shortened by the time the acquisition took.

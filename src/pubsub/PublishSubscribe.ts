@@ -27,7 +27,7 @@ import { onAbort, type AbortSource } from '../wait/AbortScope.js';
  */
 export const PUBLISH_COMMAND_PENDING = '\u0000publish-command';
 
-/** Classic or sharded pub/sub (PROTOCOL.md §1.5): PUBLISH/SUBSCRIBE, or SPUBLISH/SSUBSCRIBE in a cluster. */
+/** Classic or sharded pub/sub (docs/protocol.md §1.5): PUBLISH/SUBSCRIBE, or SPUBLISH/SSUBSCRIBE in a cluster. */
 export type PubSubTransport = 'classic' | 'sharded';
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.

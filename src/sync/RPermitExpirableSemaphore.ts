@@ -1,5 +1,5 @@
 /**
- * Redisson's `RPermitExpirableSemaphore` (`RedissonPermitExpirableSemaphore`), wire-identical (PROTOCOL.md §6):
+ * Redisson's `RPermitExpirableSemaphore` (`RedissonPermitExpirableSemaphore`), wire-identical (docs/protocol.md §6):
  * `N` holds the available permits; every acquired permit is a member of the zset `{N}:timeout` — its id as 16
  * raw bytes, its score the lease's expiry in absolute ms (client clock, as Java's `System.currentTimeMillis`)
  * or `922337203685477` for a permit without a lease. Ids are handed out as 32 lowercase hex digits, as Java's.

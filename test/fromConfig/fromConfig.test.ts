@@ -126,6 +126,18 @@ describe('readRedissonConfig: problems are reported, not ignored', () => {
     expect((error as Error).message).toMatch(/`singleServerConfig.sslTruststore` is not supported: TLS material/);
   });
 
+  it("maps Redisson's checkLockSyncedSlaves and slavesSyncTimeout (top level) into the client's options, without a warning", () => {
+    const warnings: string[] = [];
+    const tree = { checkLockSyncedSlaves: false, slavesSyncTimeout: '2500', sentinelServersConfig: { masterName: 'm', sentinelAddresses: ['redis://127.0.0.1:26379'] } };
+    const read = readRedissonConfig(tree, { onWarning: (w) => warnings.push(w) });
+    expect(read.options).toMatchObject({ checkLockSyncedSlaves: false, slavesSyncTimeout: 2500 });
+    expect(warnings).toEqual([]);
+    // Jackson's string spelling of a boolean is taken too; anything else is a problem, named by its path.
+    expect(readRedissonConfig({ ...tree, checkLockSyncedSlaves: 'true' }).options.checkLockSyncedSlaves).toBe(true);
+    expect(() => readRedissonConfig({ ...tree, checkLockSyncedSlaves: 'yes' })).toThrow(/`checkLockSyncedSlaves` must be true or false, got/);
+    expect(() => readRedissonConfig({ ...tree, slavesSyncTimeout: 1.5 })).toThrow(/`slavesSyncTimeout` must be an integer/);
+  });
+
   it('reads a sentinel config into typed servers, and makes ioredis Sentinel options of it', () => {
     const warnings: string[] = [];
     const read = readRedissonConfig(fixture('sentinel.yaml'), { onWarning: (w) => warnings.push(w) });
