@@ -5,7 +5,8 @@
  * global providers (set after the instrumentation was created) followed until `disable()`.
  */
 import { readFileSync } from 'node:fs';
-import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, expect, it } from 'vitest';
@@ -93,6 +94,36 @@ it('counts watchdog renewals (with renewal spans when asked) and a lost lock, wi
     expect(failed[0]?.events.map((e) => [e.name, e.attributes?.['exception.type']])).toEqual([['exception', 'LockLostError']]);
   } finally {
     instrumentation.setConfig({});
+  }
+});
+
+it("with a context manager: acquire and release spans are children of the caller's active span, and a wait stays under its acquire", async () => {
+  const manager = new AsyncLocalStorageContextManager().enable();
+  expect(context.setGlobalContextManager(manager)).toBe(true);
+  try {
+    const [a, b] = [suite.clients.client(), suite.clients.client()];
+    const name = uniqueName('otel-parent');
+    const [lockA, lockB] = [a.getLock(name), b.getLock(name)];
+    await lockA.lock(60_000);
+    // What an HTTP server instrumentation does for a request: its span is active while the handler runs.
+    const request = sdk.tracerProvider.getTracer('test').startSpan('POST /orders/:id/pay');
+    const handled = context.with(trace.setSpan(context.active(), request), async () => {
+      expect(await lockB.tryLock(30_000, 60_000)).toBe(true);
+      await lockB.unlock();
+    });
+    await waitStarted(name);
+    await lockA.unlock();
+    await handled;
+    request.end();
+    const mine = spansOf(sdk, name).filter((s) => s.attributes['redisson.client_id'] === b.id);
+    const byName = Object.fromEntries(mine.map((s) => [s.name, s]));
+    expect(Object.keys(byName).sort()).toEqual([SPAN_NAMES.acquire, SPAN_NAMES.release, SPAN_NAMES.wait].sort());
+    expect(byName[SPAN_NAMES.acquire]?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+    expect(byName[SPAN_NAMES.release]?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+    expect(byName[SPAN_NAMES.wait]?.parentSpanContext?.spanId).toBe(byName[SPAN_NAMES.acquire]?.spanContext().spanId);
+    expect(new Set(mine.map((s) => s.spanContext().traceId))).toEqual(new Set([request.spanContext().traceId]));
+  } finally {
+    context.disable();
   }
 });
 
