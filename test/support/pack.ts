@@ -80,6 +80,27 @@ async function once<T>(dir: string, key: string, make: () => Promise<T>): Promis
 }
 
 /**
+ * Runs `fn` while holding the copy's build mutex: two packs must not build at once (the CLI's prepack
+ * rebuilds the library's dist/, which the OpenTelemetry package's build reads).
+ */
+async function exclusive<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const mutex = join(dir, 'build.mutex');
+  for (;;) {
+    try {
+      mkdirSync(mutex);
+      break;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(mutex, { recursive: true, force: true });
+  }
+}
+
+/**
  * The work tree as git sees it (tracked and untracked files, not ignored ones), with a node_modules that
  * links the repository's packages but whose workspace links point into the copy.
  */
@@ -117,7 +138,7 @@ export async function packOnce(names: readonly PackageName[]): Promise<Record<Pa
     packed[name] = await once(dir, `pack-${name}`, async () => {
       // The library's build is in the copy's dist/ once it was packed: the other packages' prepacks skip it.
       const env = cleanEnv(builtLibrary ? { REDISSON_TS_LIBRARY_BUILT: '1' } : {});
-      const json = await exec('npm', ['pack', '--json', '--pack-destination', dir], join(tree, FOLDERS[name]), env);
+      const json = await exclusive(dir, () => exec('npm', ['pack', '--json', '--pack-destination', dir], join(tree, FOLDERS[name]), env));
       const [{ filename, files }] = JSON.parse(json.slice(json.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
       return { name, tarball: join(dir, filename), files };
     });
