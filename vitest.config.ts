@@ -3,11 +3,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The CLI package (packages/cli) imports the library by name: the source, as in tsconfig.json's paths.
-  resolve: { alias: { 'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: {
+      'redisson-ts-otel': fileURLToPath(new URL('./packages/otel/src/index.ts', import.meta.url)),
+      'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     // Each file starts its own redis-server(s); two workers match our two cores.
     pool: 'forks',
+    // A directory for the run's packed tarballs, packed once by the first test that asks (test/support/pack.ts).
+    globalSetup: ['./test/support/packGlobalSetup.ts'],
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,

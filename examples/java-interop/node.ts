@@ -3,10 +3,10 @@
  * keys and messages on the wire. Start `SharedLock.java`, then this: it waits until Java unlocks (woken
  * by Java's unlock message, not by polling), then holds the lock itself.
  *
- * Run: `REDIS_PORT=6379 npx tsx examples/java-interop/node.ts` (from the repository root).
+ *   npm install && REDIS_PORT=6379 npm start
  */
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Redisson } from '../../src/index.js'; // in an app: from 'redisson-ts'
+import { fileURLToPath } from 'node:url';
+import { Redisson } from 'redisson-ts';
 
 /** The config file both sides read. */
 export const CONFIG = fileURLToPath(new URL('redisson.yaml', import.meta.url));
@@ -23,11 +23,9 @@ export async function withSharedLock<T>(client: Redisson, work: () => Promise<T>
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const client = Redisson.fromConfig(CONFIG);
-  try {
-    await withSharedLock(client, () => Promise.resolve(console.log(`Node holds ${LOCK_NAME}`)));
-  } finally {
-    await client.shutdown();
-  }
+const client = Redisson.fromConfig(CONFIG);
+try {
+  await withSharedLock(client, () => Promise.resolve(console.log(`Node holds ${LOCK_NAME}`)));
+} finally {
+  await client.shutdown();
 }

@@ -15,6 +15,7 @@ import { startRedisMany, useRedis, type TestRedis } from '../support/redis.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC_INDEX = join(ROOT, 'src/index.js');
+const OTEL_INDEX = join(ROOT, 'packages/otel/src/index.js');
 // Inside the repository (node_modules and @types resolve as for our own code), outside tsconfig's include.
 const WORK = join(ROOT, '.readme-snippets');
 
@@ -75,7 +76,7 @@ const uses = (code: string, name: string): boolean => new RegExp(`\\b${name}\\b`
 
 /** The module a snippet runs as: prelude, the snippet, and the clean-up of what the prelude or snippet opened. */
 function moduleFor(snippet: Snippet): { source: string; standIns: string[]; substituted: string[] } {
-  let code = snippet.code.replaceAll(`from 'redisson-ts'`, `from ${JSON.stringify(SRC_INDEX)}`);
+  let code = snippet.code.replaceAll(`from 'redisson-ts'`, `from ${JSON.stringify(SRC_INDEX)}`).replaceAll(`from 'redisson-ts-otel'`, `from ${JSON.stringify(OTEL_INDEX)}`);
   const substituted: string[] = [];
   for (const [from, to] of SUBSTITUTIONS) {
     if (code.includes(from)) {

@@ -1,98 +1,113 @@
 /**
- * The examples in examples/ run against a real redis-server: the node:http handler serialises payments
- * per order (409 for a concurrent one, lock always released), the semaphore worker never runs more jobs at
- * once than its permits across two clients, and the Java-interop Node side reads the shared config file
- * and waits for the lock's holder.
+ * The examples run from an install: each folder of examples/ is copied out, `npm install`ed with the
+ * packed tarballs of redisson-ts (and redisson-ts-otel), and started as `npm start` would, against a real
+ * redis-server. The test holds the locks and permits the examples want, so each waiting step is forced:
+ * the Express handler answers 409 while the test holds the order's lock and pays once it is released; the
+ * workers wait (subscribed) until the test gives its permit back; the Java-interop Node side waits until
+ * the test — in Java's place — unlocks; the OpenTelemetry example prints its spans and metrics. Nothing is
+ * left in the repository (`git status` is unchanged).
  */
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
-import pDefer from 'p-defer';
-import { expect, it } from 'vitest';
-import { startServer } from '../../examples/http-lock/server.js';
-import { runWorker } from '../../examples/semaphore-worker/worker.js';
-import { CONFIG, LOCK_NAME, withSharedLock } from '../../examples/java-interop/node.js';
-import { Redisson } from '../../src/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { exec, packOnce, ROOT } from '../support/pack.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
+import { installExample, killAll, startExample } from './run.js';
 
 const suite = useRedis({ own: true });
+let statusBefore = '';
+let work = '';
+const dirs: Record<string, string> = {};
+let otelFiles: string[] = [];
 
-it('http-lock: a second payment of the same order gets 409 while the first runs; the lock is always released', async () => {
-  const client = suite.clients.client();
-  const raw = suite.clients.raw();
-  const gate = pDefer<void>();
-  const paying: string[] = [];
-  const server = await startServer(client, async (orderId) => {
-    paying.push(orderId);
-    if (orderId === 'boom') throw new Error('card declined');
-    if (orderId === '42') await gate.promise;
-    return `paid ${orderId}`;
-  });
-  try {
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const first = fetch(`${base}/orders/42/pay`, { method: 'POST' });
-    await eventually(() => paying.includes('42'), 10_000, 'the first payment to start');
-    expect(await raw.exists('order:42')).toBe(1);
-    const second = await fetch(`${base}/orders/42/pay`, { method: 'POST' });
-    expect(second.status).toBe(409);
-    const other = await fetch(`${base}/orders/7/pay`, { method: 'POST' });
-    expect([other.status, await other.text()]).toEqual([200, 'paid 7\n']);
-    gate.resolve();
-    const done = await first;
-    expect([done.status, await done.text()]).toEqual([200, 'paid 42\n']);
-    const failed = await fetch(`${base}/orders/boom/pay`, { method: 'POST' });
-    expect(failed.status).toBe(500);
-    expect(await raw.exists('order:42', 'order:7', 'order:boom')).toBe(0);
-    expect(paying).toEqual(['42', '7', 'boom']);
-    expect((await fetch(`${base}/nope`)).status).toBe(404);
-  } finally {
-    server.close();
-    await once(server, 'close');
-  }
+beforeAll(async () => {
+  statusBefore = await exec('git', ['status', '--porcelain'], ROOT);
+  const started = performance.now();
+  const packed = await packOnce(['redisson-ts', 'redisson-ts-otel']);
+  const installing = performance.now();
+  otelFiles = packed['redisson-ts-otel'].files.map((f) => f.path).sort();
+  work = mkdtempSync(join(tmpdir(), 'redisson-ts-examples-'));
+  const library = packed['redisson-ts'].tarball;
+  const installs: [string, string[]][] = [
+    ['express-handler', [library]],
+    ['worker', [library]],
+    ['java-interop', [library]],
+    ['opentelemetry', [library, packed['redisson-ts-otel'].tarball]],
+  ];
+  // In parallel: npm spends most of an install waiting on the cache and the disk.
+  await Promise.all(installs.map(async ([name, tarballs]) => (dirs[name] = await installExample(name, work, tarballs))));
+  const s = (from: number, to: number): string => `${((to - from) / 1000).toFixed(1)} s`;
+  console.log(`examples: packing (or waiting for another file's pack) ${s(started, installing)}, installing four examples ${s(installing, performance.now())}`);
+}, 300_000);
+
+afterAll(() => {
+  killAll();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
-it('semaphore-worker: two workers on two clients run at most `permits` jobs at once and give every permit back', async () => {
-  const raw = suite.clients.raw();
-  const slots = uniqueName('slots');
-  const running = uniqueName('running');
-  const peak = uniqueName('peak');
-  const job = (i: number) => async (): Promise<number> => {
-    const now = await raw.incr(running);
-    await raw.eval("if tonumber(redis.call('get', KEYS[1]) or '0') < tonumber(ARGV[1]) then redis.call('set', KEYS[1], ARGV[1]) end", 1, peak, now);
-    await new Promise((resolve) => setImmediate(resolve));
-    await raw.decr(running);
-    return i;
+const subscribers = async (channel: string): Promise<number> => Number((await suite.clients.raw().pubsub('NUMSUB', channel))[1]);
+
+it('express-handler: 409 while another holder has the order, paid once it is released; lock released; clean stop on SIGTERM', async () => {
+  const server = startExample(dirs['express-handler'] as string, { REDIS_URL: suite.redis.url, PORT: '0', PAY_MS: '0' });
+  const base = (await server.match(/listening on (http:\/\/\S+)/))[1] as string;
+  const post = async (path: string): Promise<[number, string]> => {
+    const res = await fetch(`${base}${path}`, { method: 'POST' });
+    return [res.status, await res.text()];
   };
-  const jobs = (from: number) => Array.from({ length: 6 }, (_, i) => job(from + i));
-  const [a, b] = [suite.clients.client(), suite.clients.client()];
-  const results = await Promise.all([runWorker(a, jobs(0), { slots, permits: 2 }), runWorker(b, jobs(10), { slots, permits: 2 })]);
-  expect(results).toEqual([
-    [0, 1, 2, 3, 4, 5],
-    [10, 11, 12, 13, 14, 15],
-  ]);
-  expect(Number(await raw.get(peak))).toBeLessThanOrEqual(2);
-  expect(await a.getSemaphore(slots).availablePermits()).toBe(2);
+  const holder = suite.clients.client().getLock('order:42');
+  await holder.lock();
+  expect(await post('/orders/42/pay')).toEqual([409, 'order 42 is being paid\n']);
+  expect(await post('/orders/7/pay')).toEqual([200, 'order 7 paid\n']);
+  await holder.unlock();
+  expect(await post('/orders/42/pay')).toEqual([200, 'order 42 paid\n']);
+  expect(await suite.clients.raw().exists('order:42', 'order:7')).toBe(0);
+  server.child.kill('SIGTERM');
+  expect(await server.exit).toMatchObject({ code: 0, output: expect.stringContaining('stopped') as unknown });
 });
 
-it('java-interop: the Node side reads the shared redisson.yaml, waits for the holder and then holds the lock', async () => {
-  const env = { REDIS_PORT: String(suite.redis.port) };
-  const node = Redisson.fromConfig(CONFIG, { env });
-  const holder = suite.clients.client();
-  const raw = suite.clients.raw();
-  try {
-    const held = holder.getLock(LOCK_NAME);
-    await held.lock();
-    let ran = false;
-    const waiting = withSharedLock(node, async () => {
-      ran = true;
-      return raw.hgetall(LOCK_NAME);
-    });
-    await eventually(async () => (await raw.pubsub('NUMSUB', `redisson_lock__channel:{${LOCK_NAME}}`))[1] === 1, 10_000, 'the waiter to subscribe');
-    expect(ran).toBe(false);
-    await held.unlock();
-    const hash = await waiting;
-    expect(Object.keys(hash)).toEqual([expect.stringMatching(new RegExp(`^${node.id}:\\d+$`))]);
-    expect(await raw.exists(LOCK_NAME)).toBe(0);
-  } finally {
-    await node.shutdown();
+it('worker: two worker processes wait for the semaphore the test holds, then run their jobs and give every permit back', async () => {
+  const slots = uniqueName('slots');
+  const semaphore = suite.clients.client().getSemaphore(slots);
+  await semaphore.trySetPermits(1);
+  await semaphore.acquire();
+  const env = { REDIS_URL: suite.redis.url, SLOTS: slots, PERMITS: '1', JOBS: '2', JOB_MS: '0' };
+  const workers = [startExample(dirs['worker'] as string, env), startExample(dirs['worker'] as string, env)];
+  await eventually(async () => (await subscribers(`redisson_sc:{${slots}}`)) === 2, 30_000, 'both workers to wait on the semaphore');
+  expect(workers.map((w) => w.output())).toEqual(['', '']);
+  await semaphore.release();
+  for (const { code, output } of await Promise.all(workers.map((w) => w.exit))) {
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/^job 0 running in \d+\njob 1 running in \d+\ndone: 0 1\n$/);
   }
+  expect(await semaphore.availablePermits()).toBe(1);
+});
+
+it('java-interop: the Node side reads redisson.yaml, waits while the lock is held elsewhere, then holds it', async () => {
+  const java = suite.clients.client().getLock('inventory:sku-42'); // in Java's place: the same keys and message
+  await java.lock();
+  const node = startExample(dirs['java-interop'] as string, { REDIS_PORT: String(suite.redis.port) });
+  await eventually(async () => (await subscribers('redisson_lock__channel:{inventory:sku-42}')) === 1, 30_000, 'the Node side to wait');
+  expect(node.output()).toBe('');
+  await java.unlock();
+  expect(await node.exit).toEqual({ code: 0, output: 'Node holds inventory:sku-42\n' });
+  expect(await suite.clients.raw().exists('inventory:sku-42')).toBe(0);
+});
+
+it('opentelemetry: prints the acquire and release spans and the wait/hold histograms of redisson-ts-otel', async () => {
+  const { code, output } = await startExample(dirs['opentelemetry'] as string, { REDIS_URL: suite.redis.url }).exit;
+  expect(code, output).toBe(0);
+  expect(output).toContain('b acquired: true');
+  for (const name of ["name: 'redisson-ts.acquire'", "name: 'redisson-ts.release'", "'redisson.name': 'example:otel'", "name: 'redisson.lock.wait.duration'", "name: 'redisson.lock.hold.duration'"]) {
+    expect(output).toContain(name);
+  }
+});
+
+it('the redisson-ts-otel tarball ships its build, README and LICENSE only', () => {
+  expect(otelFiles).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/RedissonInstrumentation.js']));
+  expect(otelFiles.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/[\w.]+\.(js|d\.ts))$/.test(f))).toEqual([]);
+});
+
+it('leaves nothing behind in the repository', async () => {
+  expect(await exec('git', ['status', '--porcelain'], ROOT)).toBe(statusBefore);
 });

@@ -17,6 +17,7 @@ import type { ResultRow } from '../../packages/cli/src/demo/report.js';
 import type { LockInfo } from '../../packages/cli/src/inspectCommand.js';
 import { lockChannelName } from '../../src/keys.js';
 import { javaAvailable } from '../interop/JavaPeer.js';
+import { packOnce, type Packed } from '../support/pack.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 import { CONSUMER_ENTRY, consumerFiles, type ConsumerKind, type ConsumerReport } from './consumerFiles.js';
 
@@ -77,7 +78,6 @@ async function timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
 
 const suite = useRedis();
 let work = '';
-type Packed = { filename: string; files: { path: string }[] };
 let packed: Packed;
 let packedCli: Packed;
 
@@ -85,13 +85,8 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'redisson-ts-package-'));
   const project = join(work, 'project');
   mkdirSync(project);
-  // `npm pack` runs the prepack build; --json lists exactly what is shipped.
-  const pack = async (cwd: string): Promise<Packed> => {
-    const json = await mustRun('npm', ['pack', '--json', '--pack-destination', work], { cwd, env: cleanEnv() });
-    return (JSON.parse(json.slice(json.indexOf('['))) as [Packed])[0];
-  };
-  packed = await timed('npm pack (build)', () => pack(ROOT));
-  packedCli = await timed('npm pack of the CLI (build)', () => pack(join(ROOT, 'packages', 'cli')));
+  // `npm pack` (its prepack builds) once per run, from a copy of the work tree (test/support/pack.ts).
+  ({ 'redisson-ts': packed, 'redisson-ts-cli': packedCli } = await timed('npm pack of the library and the CLI (build)', () => packOnce(['redisson-ts', 'redisson-ts-cli'])));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
   for (const [file, text] of Object.entries(consumerFiles())) {
     mkdirSync(dirname(join(project, file)), { recursive: true });
@@ -99,7 +94,7 @@ beforeAll(async () => {
   }
   // Dependencies come from the cache `npm ci` filled: the peer range's floor (the ioredis-lowest alias)
   // and the repo's @types/node.
-  const deps = [join(work, packed.filename), join(work, packedCli.filename), `ioredis@${versionOf('ioredis-lowest')}`, `@types/node@${versionOf('@types/node')}`];
+  const deps = [packed.tarball, packedCli.tarball, `ioredis@${versionOf('ioredis-lowest')}`, `@types/node@${versionOf('@types/node')}`];
   await timed('npm install', () => mustRun('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...deps], { cwd: project, env: cleanEnv() }));
   await timed('tsc (both TS consumers)', () =>
     Promise.all(['ts-esm', 'ts-cjs'].map((dir) => mustRun(process.execPath, [TSC, '-p', join(project, dir)], { cwd: project, env: cleanEnv() }))),

@@ -3,12 +3,15 @@
  * using `RSemaphore` of the same name): every job takes one permit of `RSemaphore('jobs:slots')` and gives
  * it back when done, whatever the outcome. Start as many workers as you like; at most `permits` jobs run
  * at a time. Redisson semaphores are anonymous: nothing gives a permit back if a worker dies holding one,
- * so keep the `finally` (or use a PermitExpirableSemaphore when it lands).
+ * so keep the `finally` (or use `getPermitExpirableSemaphore`, whose permits expire).
  *
- * Run: `REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/semaphore-worker/worker.ts` in several terminals.
+ *   npm install && REDIS_URL=redis://127.0.0.1:6379 npm start     # in several terminals
+ *
+ * Environment: REDIS_URL, SLOTS (the semaphore, default `jobs:slots`), PERMITS (default 2), JOBS (jobs this
+ * worker runs, default 5), JOB_MS (how long a job takes, default 1000).
  */
-import { pathToFileURL } from 'node:url';
-import { Redisson, type RSemaphore } from '../../src/index.js'; // in an app: from 'redisson-ts'
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redisson, type RSemaphore } from 'redisson-ts';
 
 export interface WorkerOptions {
   /** Semaphore name shared by every worker. */
@@ -25,6 +28,7 @@ export async function runWorker<T>(client: Redisson, jobs: Iterable<() => Promis
   await slots.trySetPermits(options.permits); // false when another worker set it first: fine
   const results: T[] = [];
   for (const job of jobs) {
+    if (options.signal?.aborted) break;
     // Waits for a free permit: woken by another worker's release, not by polling.
     await slots.acquire(options.signal ? { signal: options.signal } : {});
     try {
@@ -36,16 +40,19 @@ export async function runWorker<T>(client: Redisson, jobs: Iterable<() => Promis
   return results;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const client = Redisson.create({ redis: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' });
-  const jobs = Array.from({ length: 5 }, (_, i) => async () => {
-    console.log(`job ${i} running in ${process.pid}`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    return i;
-  });
-  try {
-    console.log('done:', await runWorker(client, jobs, { slots: 'jobs:slots', permits: 2 }));
-  } finally {
-    await client.shutdown();
-  }
+const client = Redisson.create({ redis: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379' });
+const jobMs = Number(process.env['JOB_MS'] ?? 1_000);
+const jobs = Array.from({ length: Number(process.env['JOBS'] ?? 5) }, (_, i) => async () => {
+  console.log(`job ${i} running in ${process.pid}`);
+  await sleep(jobMs);
+  return i;
+});
+// Stops taking jobs on SIGINT/SIGTERM; the job running finishes and gives its permit back.
+const stop = new AbortController();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+try {
+  const done = await runWorker(client, jobs, { slots: process.env['SLOTS'] ?? 'jobs:slots', permits: Number(process.env['PERMITS'] ?? 2), signal: stop.signal });
+  console.log(`done: ${done.join(' ')}`);
+} finally {
+  await client.shutdown();
 }
