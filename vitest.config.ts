@@ -3,9 +3,15 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // The CLI package (packages/cli) imports the library by name: the source, as in tsconfig.json's paths.
-  resolve: { alias: { 'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  // The NestJS module (packages/nestjs) likewise, its tests importing it by name from its source.
+  resolve: {
+    alias: {
+      'redisson-ts-nestjs': fileURLToPath(new URL('./packages/nestjs/src/index.ts', import.meta.url)),
+      'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/nestjs/test/**/*.test.ts'],
     // Each file starts its own redis-server(s); two workers match our two cores.
     pool: 'forks',
     maxWorkers: 2,
