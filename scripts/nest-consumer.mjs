@@ -1,3 +1,4 @@
+/* global fetch */
 // The "done when" of issue 27: a fresh `nest new`-shaped application (Jest, CommonJS;
 // packages/nestjs/test/consumer) installs the PACKED redisson-ts and redisson-ts-nestjs tarballs and
 //   1. type-checks and builds (tsc), then runs dist/main.js under plain Node against a real redis-server
