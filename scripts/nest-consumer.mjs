@@ -5,7 +5,9 @@
 //      (GET /busy/:id answers, SIGTERM shuts it down);
 //   2. runs its Jest e2e test (test/app.e2e-spec.ts, ts-jest).
 //
-//   node scripts/nest-consumer.mjs [--nest=11|12] [--keep]
+//   node scripts/nest-consumer.mjs [--nest=11|12] [--keep] [--library-dir=DIR]
+//
+// --library-dir packs redisson-ts from another checkout (with its node_modules installed) instead of this one.
 //
 // NestJS 12 is ES modules only; a CommonJS app loads it through Node's require(esm) (Node 20.19+), which
 // Jest's own module loader does not do, so under --nest=12 the Jest step is reported, not required.
@@ -19,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = (process.argv.find((a) => a.startsWith('--nest=')) ?? '--nest=11').slice('--nest='.length);
 const keep = process.argv.includes('--keep');
+const libraryDir = process.argv.find((a) => a.startsWith('--library-dir='))?.slice('--library-dir='.length) ?? root;
 // Exact versions, per Nest major.
 const NEST = {
   11: { '@nestjs/common': '11.2.12', '@nestjs/core': '11.2.12', '@nestjs/platform-express': '11.2.12', '@nestjs/testing': '11.2.12' },
@@ -62,7 +65,9 @@ let redis;
 let failed = false;
 try {
   // Pack both (their prepack scripts build them).
-  must(run('npm', ['pack', '--pack-destination', work], root), 'npm pack (redisson-ts)');
+  must(run('npm', ['pack', '--pack-destination', work], libraryDir), 'npm pack (redisson-ts)');
+  // The module is compiled against this checkout's library build (node_modules/redisson-ts is the root).
+  if (libraryDir !== root) must(run(process.execPath, ['scripts/build.mjs'], root), 'build (this checkout)');
   must(run('npm', ['pack', '-w', 'packages/nestjs', '--pack-destination', work], root), 'npm pack (redisson-ts-nestjs)');
   const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz'));
   const tarball = (name) => `file:../${tarballs.find((f) => new RegExp(`^${name}-\\d`).test(f))}`;

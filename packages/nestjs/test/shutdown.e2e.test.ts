@@ -3,12 +3,13 @@
  * aborts the method's signal, releases the lock and drains the unlock before the client shuts down, so the
  * key is gone when the process has exited — not 30 s later when the watchdog's lease runs out.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort } from '../../cli/src/RedisServerProcess.js';
 import { eventually, startRedis, uniqueName, within, type TestRedis } from '../../../test/support/redis.js';
 
 // The repository root (Vitest defines __dirname in its modules; this package's tests type-check as CommonJS).
@@ -26,15 +27,34 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-it('SIGTERM while a watchdog lock is held: the key is gone before the process exits, the method saw its signal abort', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/nestjs/test/support/holderProcess.ts'], {
+function startChild(env: Record<string, string>, stderr: 'inherit' | 'pipe' = 'inherit'): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'packages/nestjs/test/support/holderProcess.ts'], {
     cwd: ROOT,
-    env: { ...process.env, REDIS_URL: redis.url, TSX_TSCONFIG_PATH: 'packages/nestjs/tsconfig.json' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: 'packages/nestjs/tsconfig.json' },
+    stdio: ['ignore', 'pipe', stderr],
   });
+}
+
+it('start-up with Redis unreachable: Nest logs our RedisConnectionError and the process exits with code 1 (no hang)', async () => {
+  const port = await freePort();
+  const child = startChild({ REDIS_URL: `redis://127.0.0.1:${port}`, REDISSON_TIMEOUT: '500' }, 'pipe');
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    await within(once(child, 'exit'), 60_000, 'the child to exit');
+    expect(child.exitCode).toBe(1);
+    expect(stderr).toContain('RedisConnectionError');
+    expect(stderr).toContain(`127.0.0.1:${port} within 500 ms`);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+});
+
+it('SIGTERM while a watchdog lock is held: the key is gone before the process exits, the method saw its signal abort', async () => {
+  const child = startChild({ REDIS_URL: redis.url });
   try {
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-    const [line] = (await within(once(createInterface({ input: child.stdout }), 'line'), 60_000, 'the child to listen')) as [string];
+    const [line] = (await within(once(createInterface({ input: child.stdout! }), 'line'), 60_000, 'the child to listen')) as [string];
     const { port } = JSON.parse(line) as { port: number };
     const id = uniqueName('job');
     const reply = fetch(`http://127.0.0.1:${port}/hold/${id}`).then((r) => r.json());

@@ -1,7 +1,8 @@
 /**
  * A Nest application in a process of its own (run with tsx by shutdown.e2e.test.ts): `GET /hold/:id` takes a
  * watchdog lock `job:<id>` with `@WithLock` and keeps it until its signal aborts. Prints `{"port":…}` once
- * listening; shutdown hooks on, so SIGTERM closes the application.
+ * listening; shutdown hooks on, so SIGTERM closes the application. Nest's default `abortOnError`: a start-up
+ * failure is logged and the process exits with code 1.
  */
 import 'reflect-metadata';
 import { Controller, Get, Module, Param } from '@nestjs/common';
@@ -20,7 +21,7 @@ class HoldController {
 }
 
 async function main(): Promise<void> {
-  @Module({ imports: [RedissonModule.forRoot({ options: { redis: process.env.REDIS_URL ?? '' } })], controllers: [HoldController] })
+  @Module({ imports: [RedissonModule.forRoot({ options: { redis: process.env.REDIS_URL ?? '', timeout: Number(process.env.REDISSON_TIMEOUT ?? 3000) } })], controllers: [HoldController] })
   class HolderModule {}
   const app = await NestFactory.create(HolderModule, { logger: ['error'] });
   app.enableShutdownHooks();
