@@ -107,13 +107,19 @@ try {
   const port = await freePort();
   const server = spawn(process.execPath, ['dist/main.js'], { cwd: app, stdio: 'inherit', env: { ...process.env, REDIS_URL, PORT: String(port) } });
   try {
-    await waitPort(port, 30_000);
+    await Promise.race([
+      waitPort(port, 30_000),
+      new Promise((_, reject) => server.once('exit', (code) => reject(new Error(`dist/main.js exited with code ${code} before listening`)))),
+    ]);
     const body = await (await fetch(`http://127.0.0.1:${port}/busy/x`)).json();
     if (body.ran !== 'x') throw new Error(`GET /busy/x answered ${JSON.stringify(body)}`);
     console.log(`plain Node, Nest ${major}: GET /busy/x → ${JSON.stringify(body)}`);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
   }
 
   // 2. Jest e2e.
