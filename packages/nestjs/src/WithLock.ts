@@ -9,7 +9,7 @@ import { DEFAULT_CLIENT_NAME } from './tokens.js';
 import { hostOf, noteClientUse } from './bindings.js';
 import { LockWaitTimeoutError, RedissonClientNotBoundError } from './errors.js';
 import { checkTemplate, lockNameOf, type LockNameSource } from './lockName.js';
-import { lockContext } from './lockContext.js';
+import { frameOf, lockContext } from './lockContext.js';
 import type { RedissonHost } from './RedissonHost.js';
 
 /** Which primitive guards the method. */
@@ -39,6 +39,16 @@ interface Held {
   readonly release: () => Promise<void>;
   readonly signal: AbortSignal | null;
   readonly token: number | undefined;
+  readonly reenter: ((leaseTime: number | undefined) => Promise<Held>) | null;
+}
+
+function heldOf(hold: LockHold<unknown>, fenced: boolean): Held {
+  return {
+    release: () => hold.release(),
+    signal: hold.signal,
+    token: fenced ? (hold.value as number) : undefined,
+    reenter: async (leaseTime) => heldOf(await hold.reenter(leaseTime === undefined ? {} : { leaseTime }), fenced),
+  };
 }
 
 type HoldSource = { acquire(o: object): Promise<LockHold<unknown>>; tryAcquire(o: object): Promise<LockHold<unknown> | null> };
@@ -68,13 +78,12 @@ async function take(host: RedissonHost, name: string, options: WithLockOptions):
     if (options.waitTime === undefined) await semaphore.acquire(permits, { signal });
     else if (!(await semaphore.tryAcquire(permits, options.waitTime, { signal }))) return null;
     let released: Promise<void> | null = null;
-    return { release: () => (released ??= semaphore.release(permits)), signal: null, token: undefined };
+    return { release: () => (released ??= semaphore.release(permits)), signal: null, token: undefined, reenter: null };
   }
   const lock = lockOf(host.client, kind, name);
   const lease = options.leaseTime === undefined ? {} : { leaseTime: options.leaseTime };
   const hold = options.waitTime === undefined ? await lock.acquire({ ...lease, signal }) : await lock.tryAcquire({ ...lease, waitTime: options.waitTime, signal });
-  if (!hold) return null;
-  return { release: () => hold.release(), signal: hold.signal, token: kind === 'fenced' ? (hold.value as number) : undefined };
+  return hold && heldOf(hold, kind === 'fenced');
 }
 
 function checkOptions(options: WithLockOptions, where: string): void {
@@ -116,7 +125,12 @@ export function WithLock(name: LockNameSource, options: WithLockOptions = {}): M
       const host = hostOf(this, clientName);
       if (!host) throw new RedissonClientNotBoundError(className, String(propertyKey), clientName);
       const lockName = lockNameOf(name, args, where);
-      const held = await take(host, lockName, options);
+      const kind = options.kind ?? 'lock';
+      const key = `${clientName}\u0000${kind}\u0000${lockName}`;
+      // Called inside a hold of the same lock (a nested @WithLock, as a Java thread re-entering its RLock):
+      // re-enter it as its owner instead of waiting for ourselves.
+      const outer = frameOf(key);
+      const held = outer?.reenter ? ((await outer.reenter(options.leaseTime)) as Held) : await take(host, lockName, options);
       if (!held) {
         const onTimeout = options.onTimeout ?? 'throw';
         if (onTimeout === 'throw') throw new LockWaitTimeoutError(lockName, options.waitTime ?? 0);
@@ -126,7 +140,8 @@ export function WithLock(name: LockNameSource, options: WithLockOptions = {}): M
       const signal = held.signal ? AbortSignal.any([held.signal, host.closingSignal]) : host.closingSignal;
       let result: unknown;
       try {
-        result = await lockContext.run({ name: lockName, signal, token: held.token }, () => (original as (...a: unknown[]) => unknown).apply(this, args));
+        const frame = { name: lockName, signal, token: held.token, parent: lockContext.getStore(), key, reenter: held.reenter };
+        result = await lockContext.run(frame, () => (original as (...a: unknown[]) => unknown).apply(this, args));
       } catch (error) {
         untrack();
         await held.release().catch(() => undefined);

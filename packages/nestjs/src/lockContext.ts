@@ -10,11 +10,27 @@ export interface CurrentLock {
   readonly token: number | undefined;
 }
 
-export const lockContext = new AsyncLocalStorage<CurrentLock>();
+/** @internal one `@WithLock` call's hold, and the one it runs inside (nested calls). */
+export interface LockFrame extends CurrentLock {
+  readonly parent: LockFrame | undefined;
+  /** Which client and primitive: a nested call of the same re-enters this hold instead of waiting for itself. */
+  readonly key: string;
+  /** Takes this hold again as its owner (lock kinds; null for a semaphore). */
+  readonly reenter: ((leaseTime: number | undefined) => Promise<unknown>) | null;
+}
+
+export const lockContext = new AsyncLocalStorage<LockFrame>();
+
+/** @internal the innermost running hold of `key`. */
+export function frameOf(key: string): LockFrame | undefined {
+  for (let frame = lockContext.getStore(); frame; frame = frame.parent) if (frame.key === key) return frame;
+  return undefined;
+}
 
 /** The innermost hold of the running `@WithLock` method, or `undefined` outside one. */
 export function currentLock(): CurrentLock | undefined {
-  return lockContext.getStore();
+  const frame = lockContext.getStore();
+  return frame && { name: frame.name, signal: frame.signal, token: frame.token };
 }
 
 /**

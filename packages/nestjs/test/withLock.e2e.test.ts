@@ -64,6 +64,14 @@ describe('@WithLock over HTTP, Express and Fastify applications on one Redis', (
     });
   }
 
+  it('a @WithLock method calling another of the same lock re-enters it (hold count 2), as a Java thread re-enters its RLock', async () => {
+    const id = uniqueName('n');
+    const reply = await request(server('fastify')).get(`/nested/${id}`);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ inner: ['2'], outer: ['1'] });
+    expect(await peer.redis.exists(`n:${id}`)).toBe(0);
+  });
+
   it('each kind runs the method inside its hold, with its signal (and the fencing token), and releases it', async () => {
     const id = uniqueName('k');
     const get = async (kind: string): Promise<Record<string, unknown>> => {

@@ -47,6 +47,19 @@ export class LockController {
     return { ran: id };
   }
 
+  // A @WithLock method calling another of the same lock: re-entry (hold count 2), not a wait for itself.
+  @Get('nested/:id')
+  @WithLock('n:{0}', { waitTime: 1_000 })
+  async outer(@Param('id') id: string): Promise<{ inner: string[]; outer: string[] }> {
+    const inner = await this.inner(id);
+    return { inner, outer: await this.redisson.redis.hvals(`n:${id}`) };
+  }
+
+  @WithLock('n:{0}', { waitTime: 1_000 })
+  async inner(id: string): Promise<string[]> {
+    return this.redisson.redis.hvals(`n:${id}`);
+  }
+
   // What the method sees of its hold, and what Redis holds meanwhile.
   @Get('inside/:kind/:id')
   async inspect(@Param('kind') kind: string, @Param('id') id: string): Promise<unknown> {
