@@ -25,6 +25,7 @@ import { RedissonNonReentrantFairLock } from './locks/RedissonNonReentrantFairLo
 import { RedissonSpinLock } from './locks/RedissonSpinLock.js';
 import { LockOptions, requireBackOff, type BackOff } from './wait/backOff.js';
 import { RedissonReadWriteLock } from './locks/RedissonReadWriteLock.js';
+import { fasterMultiLockFields, RedissonFasterMultiLock, type FasterMultiLockOptions, type FasterMultiLockValue } from './locks/RedissonFasterMultiLock.js';
 import { parseMemberArgs, RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
 import { RedissonRedLock } from './locks/RedissonRedLock.js';
 import { RPermitExpirableSemaphore } from './sync/RPermitExpirableSemaphore.js';
@@ -369,6 +370,15 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   }
 
   /**
+   * Redisson's `getMultiLock(group, values)` (3.38.0+): one lock over many values of `group`, kept in one hash
+   * (see {@link RedissonFasterMultiLock}). Java peers must encode values with the same codec.
+   * @throws TypeError | RangeError when `group` is not a non-empty string, `values` is empty or holds a value
+   *   the codec cannot encode, or `codec` is not `StringCodec` / `LongCodec`.
+   * @throws CrossSlotNameError in a Redis Cluster, when the group's keys and channel would not share one slot.
+   * @example client.getMultiLock('class:100', ['Jack_001', 'Mary_002'])
+   */
+  getMultiLock(group: string, values: Iterable<FasterMultiLockValue>, options?: FasterMultiLockOptions): RedissonFasterMultiLock;
+  /**
    * Redisson's `getMultiLock(locks…)`: all of `locks` (from this or other clients, on any servers), taken
    * by one owner: this client's `runInThread` flow, else the multilock object's own id.
    * Also `getMultiLock([locks…], { nodeTimeout })`.
@@ -378,7 +388,16 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    */
   getMultiLock(...locks: MultiLockMember[]): RedissonMultiLock;
   getMultiLock(locks: readonly MultiLockMember[], options?: MultiLockOptions): RedissonMultiLock;
-  getMultiLock(...args: unknown[]): RedissonMultiLock {
+  getMultiLock(...args: unknown[]): RedissonMultiLock | RedissonFasterMultiLock {
+    if (typeof args[0] === 'string') {
+      const [group, values, options, ...rest] = args;
+      if (rest.length > 0) throw new TypeError(`getMultiLock(group, values, options?) takes at most 3 arguments, got ${args.length}`);
+      requireName(group);
+      const fields = fasterMultiLockFields(values, options);
+      this.#ensureOpen();
+      this.#requireOneSlot('getMultiLock', 'RLock', group);
+      return new RedissonFasterMultiLock(this.#context, group, fields);
+    }
     this.#ensureOpen();
     const { members, options } = parseMemberArgs('getMultiLock', args);
     return new RedissonMultiLock(this.#context, members, options);

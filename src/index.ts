@@ -25,6 +25,7 @@ export { RedissonWriteLock } from './locks/RedissonWriteLock.js';
 export { ReadWriteHalf } from './locks/ReadWriteHalf.js';
 export { readLockTimeoutPrefix, readWriteLockChannelName, writeLockFieldName } from './keys.js';
 export { RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
+export { RedissonFasterMultiLock, type FasterMultiLockCodec, type FasterMultiLockOptions, type FasterMultiLockValue } from './locks/RedissonFasterMultiLock.js';
 export { RedissonRedLock } from './locks/RedissonRedLock.js';
 export { RSemaphore } from './sync/RSemaphore.js';
 export { NON_EXPIRABLE_SCORE, RPermitExpirableSemaphore, type PermitId } from './sync/RPermitExpirableSemaphore.js';

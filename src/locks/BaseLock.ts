@@ -143,6 +143,11 @@ export abstract class BaseLock<T = void> {
     return undefined;
   }
 
+  /** How many holds owner `field` has in Redis now (Redisson's `getHoldCount`: `HGET N <field>`). */
+  protected async holdCountOf(field: string): Promise<number> {
+    return Number((await this.ctx.executor.command('HGET', this.rawName, field)) ?? 0);
+  }
+
   /**
    * Every key of this lock object that {@link expire} gives a new time to live: the lock hash, plus what a
    * subclass keeps beside it (a FairLock's queue and deadlines, a FencedLock's token), as Redisson's
@@ -325,8 +330,7 @@ export abstract class BaseLock<T = void> {
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const threadId = this.owner(parseOwnerOptions(options));
     this.ctx.ensureOpen();
-    const count = await this.ctx.executor.command('HGET', this.rawName, this.fieldName(threadId));
-    return count === null ? 0 : Number(count);
+    return this.holdCountOf(this.fieldName(threadId));
   }
 
   /** Remaining lease in ms: `-2` when not locked, `-1` when the key has no expiry (`PTTL N`). */
@@ -543,7 +547,6 @@ export abstract class BaseLock<T = void> {
    * the lost acquire landed, and it is undone (publishing the release if it was the only hold).
    */
   async #undoIfLanded(field: string, key: string, threadId: number): Promise<void> {
-    const count = await this.ctx.executor.command('HGET', this.rawName, field);
-    if (Number(count ?? 0) > this.ctx.holds.expected(key)) await this.#unlockOnce(field, threadId);
+    if ((await this.holdCountOf(field)) > this.ctx.holds.expected(key)) await this.#unlockOnce(field, threadId);
   }
 }

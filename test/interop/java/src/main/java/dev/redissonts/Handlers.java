@@ -22,6 +22,7 @@ public final class Handlers {
         CLASSES.put("lockObject", "dev.redissonts.handlers.SameLockHandler");
         CLASSES.put("multiLock", "dev.redissonts.handlers.MultiLockHandler");
         CLASSES.put("redLock", "dev.redissonts.handlers.MultiLockHandler$RedLockHandler");
+        CLASSES.put("fasterMultiLock", "dev.redissonts.handlers.FasterMultiLockHandler");
         CLASSES.put("fencedLock", "dev.redissonts.handlers.FencedLockHandler");
         CLASSES.put("spinLock", "dev.redissonts.handlers.SpinLockHandler");
         CLASSES.put("nonReentrantLock", "dev.redissonts.handlers.NonReentrantLockHandler");

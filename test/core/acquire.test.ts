@@ -1,0 +1,162 @@
+/**
+ * The acquire loop (wait/acquire.ts) on its own, over a real redis-server and a real PublishSubscribe, with
+ * attempts written by the test (a free/held flag in the test) so each step of the loop can be forced:
+ * a first attempt that wins never subscribes; a waiter retries on a release message and otherwise only when
+ * the delay its attempt returned runs out (no polling); the wait ends with null, aborts undo a late
+ * acquisition, a waiting call that gives up leaves the queue (giveUp), and nothing is left subscribed.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClientContext } from '../../src/ClientContext.js';
+import { resolveOptions } from '../../src/config.js';
+import { PublishSubscribe } from '../../src/pubsub/PublishSubscribe.js';
+import { lockWakePolicy } from '../../src/pubsub/wakePolicies.js';
+import { acquire, acquired, retryAfter, type Attempt } from '../../src/wait/acquire.js';
+import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+
+let server: TestRedis;
+let clients: Clients;
+let raw: Redis;
+let pubsub: PublishSubscribe;
+const background: Promise<unknown>[] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  clients = new Clients(server.url);
+  raw = clients.raw();
+  pubsub = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+});
+afterAll(async () => {
+  await Promise.allSettled(background);
+  await pubsub.close();
+  await clients.closeAll();
+  await server.stop();
+});
+
+/** The parts of a client the loop uses, around the real pub/sub. */
+function context(): ClientContext {
+  return {
+    options: resolveOptions({ redis: server.url }),
+    pubsub,
+    clustered: false,
+    trackWaiter: () => () => {},
+    keepUntilClosed: (work: Promise<unknown>) => void background.push(work),
+  } as unknown as ClientContext;
+}
+
+/** A resource the test frees at will; each attempt is recorded with whether it was a retry. */
+function resource(retryMs: number) {
+  const state = { free: false, attempts: [] as boolean[] };
+  const attempt = (retry: boolean): Promise<Attempt<string>> => {
+    state.attempts.push(retry);
+    return Promise.resolve(state.free ? acquired('token') : retryAfter<string>(retryMs));
+  };
+  return { state, attempt };
+}
+
+const channelSubscribers = async (channel: string): Promise<number> => Number(((await raw.pubsub('NUMSUB', channel)) as [string, number])[1]);
+
+describe('acquire', () => {
+  it('a first attempt that wins returns its value and never subscribes', async () => {
+    const channel = uniqueName('ch');
+    const { state, attempt } = resource(-1);
+    state.free = true;
+    const before = Number(/cmdstat_subscribe:calls=(\d+)/.exec(await raw.info('commandstats'))?.[1] ?? 0);
+    expect(await acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: -1 })).toEqual({ value: 'token' });
+    const after = Number(/cmdstat_subscribe:calls=(\d+)/.exec(await raw.info('commandstats'))?.[1] ?? 0);
+    expect(after - before).toBe(0);
+    expect(state.attempts).toEqual([false]);
+  });
+
+  it('waitMs 0 is a single attempt: null when it fails, without subscribing', async () => {
+    const channel = uniqueName('ch');
+    const { state, attempt } = resource(-1);
+    expect(await acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: 0 })).toBeNull();
+    expect(state.attempts).toEqual([false]);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it('a waiter retries when a release message arrives, not before (no polling), and unsubscribes after', async () => {
+    const channel = uniqueName('ch');
+    const { state, attempt } = resource(-1); // no TTL: only a message may wake it
+    const result = acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: -1 });
+    // Subscribed, retried once after subscribing, and now parked.
+    for (let i = 0; i < 200 && (await channelSubscribers(channel)) === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(state.attempts).toEqual([false, true]);
+    state.free = true;
+    await raw.publish(channel, '0');
+    expect(await result).toEqual({ value: 'token' });
+    expect(state.attempts).toEqual([false, true, true]);
+    // The channel may linger for a next waiter of this client (subscriptionLinger), but no waiter is left.
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it('without a message, a waiter retries when the delay its attempt returned runs out, and gives up with null when the wait does', async () => {
+    const channel = uniqueName('ch');
+    const { state, attempt } = resource(150);
+    let gaveUp = 0;
+    const result = await acquire({
+      ctx: context(),
+      attempt,
+      undo: () => Promise.resolve(),
+      giveUp: () => Promise.resolve(void gaveUp++),
+      mode: { channel, policy: lockWakePolicy },
+      waitMs: 1_500,
+    });
+    expect(result).toBeNull();
+    // first attempt, the retry after subscribing, then at most one retry per 150 ms delay within the wait:
+    // at least one retry came from the delay alone (nothing was published), and never more than the delays allow
+    expect(state.attempts[0]).toBe(false);
+    expect(state.attempts.length).toBeGreaterThanOrEqual(3);
+    expect(state.attempts.length).toBeLessThanOrEqual(2 + Math.ceil(1_500 / 150) + 1);
+    expect(gaveUp).toBe(1);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it('an abort while an attempt is in flight rejects at once, and an acquisition that still lands is undone', async () => {
+    const channel = uniqueName('ch');
+    const controller = new AbortController();
+    let land!: (a: Attempt<string>) => void;
+    const undone: string[] = [];
+    const result = acquire({
+      ctx: context(),
+      attempt: () => new Promise<Attempt<string>>((resolve) => (land = resolve)),
+      undo: (value) => Promise.resolve(void undone.push(value)),
+      mode: { channel, policy: lockWakePolicy },
+      waitMs: -1,
+      signal: controller.signal,
+    });
+    await new Promise((r) => setImmediate(r));
+    controller.abort(new Error('caller gave up'));
+    await expect(result).rejects.toThrow('caller gave up');
+    land(acquired('late token'));
+    await Promise.allSettled(background);
+    expect(undone).toEqual(['late token']);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it('an already-aborted signal rejects before any attempt', async () => {
+    const { state, attempt } = resource(-1);
+    await expect(acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel: uniqueName('ch'), policy: lockWakePolicy }, waitMs: -1, signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow('no');
+    expect(state.attempts).toEqual([]);
+  });
+
+  it('a channel-less waiter backs off between attempts', async () => {
+    const { state, attempt } = resource(10_000);
+    let sleeps = 0;
+    const result = acquire({
+      ctx: context(),
+      attempt: (retry) => {
+        if (state.attempts.length === 3) state.free = true;
+        return attempt(retry);
+      },
+      undo: () => Promise.resolve(),
+      mode: { backoff: () => ({ next: () => (sleeps++, 5) }) },
+      waitMs: 5_000,
+    });
+    expect(await result).toEqual({ value: 'token' });
+    expect(state.attempts).toEqual([false, true, true, true]);
+    expect(sleeps).toBe(3);
+  });
+});
