@@ -113,7 +113,11 @@ try {
     ]);
     const body = await (await fetch(`http://127.0.0.1:${port}/busy/x`)).json();
     if (body.ran !== 'x') throw new Error(`GET /busy/x answered ${JSON.stringify(body)}`);
-    console.log(`plain Node, Nest ${major}: GET /busy/x → ${JSON.stringify(body)}`);
+    // 20 increments at once: each reads the counter inside @WithLock, so the answers are exactly 1..20.
+    const values = await Promise.all(Array.from({ length: 20 }, async () => (await (await fetch(`http://127.0.0.1:${port}/counter/smoke`, { method: 'POST' })).json()).value));
+    const sorted = values.sort((a, b) => a - b).join(',');
+    if (sorted !== Array.from({ length: 20 }, (_, i) => i + 1).join(',')) throw new Error(`POST /counter/smoke ×20 answered ${sorted}`);
+    console.log(`plain Node, Nest ${major}: GET /busy/x → ${JSON.stringify(body)}; 20 concurrent POST /counter → 1..20`);
   } finally {
     if (server.exitCode === null && server.signalCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
