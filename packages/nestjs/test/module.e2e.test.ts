@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Controller, Get, Inject, Param, type INestApplication } from '@nestjs/common';
+import { Controller, Get, Inject, Module, Param, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
 import { Redis } from 'ioredis';
@@ -53,6 +53,16 @@ class HealthController {
   }
 }
 
+@Controller('scoped')
+class ScopedController {
+  constructor(@InjectRedisson('scoped') private readonly redisson: Redisson) {}
+
+  @Get()
+  port(): number {
+    return this.redisson.redis.options.port ?? 0;
+  }
+}
+
 let a: TestRedis;
 let b: TestRedis;
 const opened: INestApplication[] = [];
@@ -88,6 +98,22 @@ describe('RedissonModule', () => {
     const id = uniqueName('inv');
     expect((await request(server).get(`/bill/${id}`)).body).toEqual({ name: `invoice:${id}`, onBilling: 1, onOrders: 0 });
     expect(app.get<Redisson>(getRedissonToken('billing')).redis.options.port).toBe(b.port);
+  });
+
+  it('isGlobal: false — the module importing it injects the client; a module that does not cannot resolve it', async () => {
+    const scoped = (): ReturnType<typeof RedissonModule.forRoot> => RedissonModule.forRoot({ name: 'scoped', isGlobal: false, options: { redis: a.url } });
+    @Module({ imports: [scoped()], controllers: [ScopedController] })
+    class FeatureModule {}
+    const app = await open(createApp('express', appModule([FeatureModule], [])));
+    expect((await request(app.getHttpServer() as App).get('/scoped')).text).toBe(String(a.port));
+
+    @Module({ controllers: [ScopedController] })
+    class OtherModule {}
+    const failed = await createApp('express', appModule([scoped(), OtherModule], [])).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(String(failed)).toMatch(/can't resolve dependencies of the ScopedController/);
   });
 
   it('forRootAsync with ConfigService: the factory points the client at a Redisson YAML file (fromConfig)', async () => {
