@@ -5,12 +5,16 @@
 //      (GET /busy/:id answers, SIGTERM shuts it down);
 //   2. runs its Jest e2e test (test/app.e2e-spec.ts, ts-jest).
 //
-//   node scripts/nest-consumer.mjs [--nest=11|12] [--keep] [--library-dir=DIR]
+//   node scripts/nest-consumer.mjs [--nest=11|12] [--esm] [--keep] [--library-dir=DIR]
+//
+// --esm uses packages/nestjs/test/consumer-esm instead: the application NestJS 12's `nest new` makes by
+// default (`"type": "module"`, Vitest), whose e2e test runs under Vitest.
 //
 // --library-dir packs redisson-ts from another checkout (with its node_modules installed) instead of this one.
 //
 // NestJS 12 is ES modules only; a CommonJS app loads it through Node's require(esm) (Node 20.19+), which
-// Jest's own module loader does not do, so under --nest=12 the Jest step is reported, not required.
+// Jest's own module loader does only on Node 24.9+, so under --nest=12 (CommonJS) the Jest step is reported,
+// not required; --esm runs NestJS 12's default application shape (ES modules, Vitest) instead.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -21,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const major = (process.argv.find((a) => a.startsWith('--nest=')) ?? '--nest=11').slice('--nest='.length);
 const keep = process.argv.includes('--keep');
+const esm = process.argv.includes('--esm');
 const libraryDir = process.argv.find((a) => a.startsWith('--library-dir='))?.slice('--library-dir='.length) ?? root;
 // Exact versions, per Nest major.
 const NEST = {
@@ -59,7 +64,7 @@ async function waitPort(port, ms) {
   }
 }
 
-const work = mkdtempSync(join(tmpdir(), `nest-consumer-${major}-`));
+const work = mkdtempSync(join(tmpdir(), `nest-consumer-${major}${esm ? '-esm' : ''}-`));
 const app = join(work, 'app');
 let redis;
 let failed = false;
@@ -72,7 +77,7 @@ try {
   const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz'));
   const tarball = (name) => `file:../${tarballs.find((f) => new RegExp(`^${name}-\\d`).test(f))}`;
 
-  cpSync(join(root, 'packages', 'nestjs', 'test', 'consumer'), app, { recursive: true });
+  cpSync(join(root, 'packages', 'nestjs', 'test', esm ? 'consumer-esm' : 'consumer'), app, { recursive: true });
   const pkg = JSON.parse((await import('node:fs')).readFileSync(join(app, 'package.json'), 'utf8'));
   pkg.dependencies = {
     '@nestjs/common': NEST['@nestjs/common'],
@@ -86,13 +91,11 @@ try {
   };
   pkg.devDependencies = {
     '@nestjs/testing': NEST['@nestjs/testing'],
-    '@types/jest': '30.0.0',
     '@types/node': '20.19.43',
     '@types/supertest': '7.2.1',
-    jest: '30.5.2',
     supertest: '7.3.2',
-    'ts-jest': '29.4.15',
     typescript: '5.9.3',
+    ...(esm ? { vite: '8.3.8', vitest: '4.1.12' } : { '@types/jest': '30.0.0', jest: '30.5.2', 'ts-jest': '29.4.15' }),
   };
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
   must(run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], app), 'npm install');
@@ -126,13 +129,22 @@ try {
     }
   }
 
-  // 2. Jest e2e.
-  const jest = run('npx', ['jest', '--config', './test/jest-e2e.json', '--runInBand'], app, { REDIS_URL });
-  if (jest !== 0) {
-    if (major === '12') console.log('Jest e2e on NestJS 12 failed: Jest does not load ES-module-only packages through require(esm) (reported, not required)');
+  // 2. The e2e test: Vitest for the ES module application, else Jest as each major's `nest new` (CommonJS
+  // template) runs it — Nest 12's through `node --experimental-vm-modules`.
+  if (esm) {
+    must(run('npx', ['vitest', 'run', '--config', './vitest.config.e2e.ts'], app, { REDIS_URL }), 'vitest e2e');
+  } else {
+    const jestArgs = ['--config', './test/jest-e2e.json', '--runInBand'];
+    const jest =
+      major === '12'
+        ? run(process.execPath, ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', ...jestArgs], app, { REDIS_URL })
+        : run('npx', ['jest', ...jestArgs], app, { REDIS_URL });
+    // Nest 12's @nestjs/testing is ES modules only: Jest's CommonJS runtime loads it only where Jest supports
+    // require(esm) (Node 24.9+), so on Node 20 that step is reported, not required.
+    if (jest !== 0 && major === '12') console.log('Jest e2e on NestJS 12 failed: Jest loads the ES-module-only @nestjs/testing 12 through require(esm) only on Node 24.9+ (reported, not required)');
     else must(jest, 'jest e2e');
   }
-  console.log(`nest-consumer (NestJS ${major}): OK`);
+  console.log(`nest-consumer (NestJS ${major}${esm ? ', ES modules' : ''}): OK`);
 } catch (error) {
   failed = true;
   console.error(`nest-consumer (NestJS ${major}): ${error.message}${keep ? '' : ' (run with --keep to inspect the app)'}`);
