@@ -86,6 +86,26 @@ async function take(host: RedissonHost, name: string, options: WithLockOptions):
   return hold && heldOf(hold, kind === 'fenced');
 }
 
+/**
+ * One signal aborted by whichever of `sources` aborts first; `unlink()` removes its listeners. Not
+ * `AbortSignal.any`: the application's closing signal lives as long as the application, and every call's
+ * listener on it must go when the call ends.
+ */
+function linked(sources: readonly AbortSignal[]): { signal: AbortSignal; unlink: () => void } {
+  const controller = new AbortController();
+  const already = sources.find((s) => s.aborted);
+  if (already) {
+    controller.abort(already.reason);
+    return { signal: controller.signal, unlink: () => undefined };
+  }
+  const listeners = sources.map((source) => {
+    const onAbort = (): void => controller.abort(source.reason);
+    source.addEventListener('abort', onAbort, { once: true });
+    return () => source.removeEventListener('abort', onAbort);
+  });
+  return { signal: controller.signal, unlink: () => listeners.forEach((remove) => remove()) };
+}
+
 function checkOptions(options: WithLockOptions, where: string): void {
   if (options === null || typeof options !== 'object') throw new TypeError(`${where}: options must be an object`);
   const known = new Set(['kind', 'client', 'waitTime', 'leaseTime', 'permits', 'onTimeout']);
@@ -137,17 +157,19 @@ export function WithLock(name: LockNameSource, options: WithLockOptions = {}): M
         return onTimeout.return;
       }
       const untrack = host.track(held.release);
-      const signal = held.signal ? AbortSignal.any([held.signal, host.closingSignal]) : host.closingSignal;
+      const { signal, unlink } = linked(held.signal ? [held.signal, host.closingSignal] : [host.closingSignal]);
       let result: unknown;
       try {
         const frame = { name: lockName, signal, token: held.token, parent: lockContext.getStore(), key, reenter: held.reenter };
         result = await lockContext.run(frame, () => (original as (...a: unknown[]) => unknown).apply(this, args));
       } catch (error) {
         untrack();
+        unlink();
         await held.release().catch(() => undefined);
         throw error;
       }
       untrack();
+      unlink();
       // Released by the shutdown already: its outcome is the shutdown's business. Otherwise a failed release
       // (LockLostError: the hold was lost while the method ran) is the caller's to know.
       if (host.closingSignal.aborted) await held.release().catch(() => undefined);

@@ -3,12 +3,15 @@
  * requests never interleave inside the lock, a wait that runs out is HTTP 409 (or the configured value), and
  * every lock kind runs the method inside its hold.
  */
+import { getEventListeners } from 'node:events';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type { App } from 'supertest/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redisson } from 'redisson-ts';
 import { RedissonModule } from 'redisson-ts-nestjs';
+import type { RedissonHost } from '../src/RedissonHost.js';
+import { getRedissonHostToken } from '../src/tokens.js';
 import { startRedis, uniqueName, type TestRedis } from '../../../test/support/redis.js';
 import { appModule, createApp, inside, type Platform } from './support/apps.js';
 
@@ -43,6 +46,8 @@ describe('@WithLock over HTTP, Express and Fastify applications on one Redis', (
     expect(Number(await peer.redis.get(`count:${id}`))).toBe(60);
     expect(inside.max).toBe(1);
     expect(await peer.redis.exists(`counter:${id}`)).toBe(0);
+    // Every call's listener on the application's closing signal went with the call.
+    for (const app of apps.values()) expect(getEventListeners(app.get<RedissonHost>(getRedissonHostToken()).closingSignal, 'abort')).toEqual([]);
   });
 
   for (const platform of ['express', 'fastify'] as const) {
