@@ -2,9 +2,6 @@
  * Redis Cluster through the same module options: `options.redis: { clusterNodes }`, and a Redisson YAML file with
  * `clusterServersConfig`. `@WithLock` serialises concurrent requests and the method sees its hold on the slot's master.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Cluster } from 'ioredis';
 import request from 'supertest';
@@ -13,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedissonModule } from 'redisson-ts-nestjs';
 import { startCluster, type TestCluster } from '../../../test/support/cluster.js';
 import { uniqueName } from '../../../test/support/redis.js';
+import { configFile, removeConfigFiles } from './support/configFile.js';
 import { appModule, createApp, inside } from './support/apps.js';
 
 let cluster: TestCluster;
@@ -24,6 +22,7 @@ beforeAll(async () => {
   raw = new Cluster([...cluster.startupNodes]);
 }, 120_000);
 
+afterAll(removeConfigFiles);
 afterAll(async () => {
   for (const app of apps) await app.close();
   raw?.disconnect();
@@ -32,9 +31,8 @@ afterAll(async () => {
 
 describe('RedissonModule on Redis Cluster', () => {
   it('options ({ clusterNodes }) and a YAML file (clusterServersConfig): holds on the cluster, concurrent requests never interleave', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'nest-cluster-')), 'redisson.yaml');
     const addresses = cluster.startupNodes.map((n) => `    - "redis://${n.host}:${n.port}"`).join('\n');
-    writeFileSync(file, `clusterServersConfig:\n  nodeAddresses:\n${addresses}\n`);
+    const file = configFile(`clusterServersConfig:\n  nodeAddresses:\n${addresses}\n`);
     apps.push(await createApp('express', appModule([RedissonModule.forRoot({ options: { redis: { clusterNodes: [...cluster.startupNodes] } } })])));
     apps.push(await createApp('fastify', appModule([RedissonModule.forRoot({ config: file })])));
     for (const app of apps) {

@@ -4,9 +4,6 @@
  * the `@WithLock` endpoint with a wait gets 409 and the one without waits; Java's unlock wakes it. Java holds
  * with a 60 s lease, far beyond the 10 s hang guards, so the waiter was woken by the release message.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -16,6 +13,7 @@ import { RedissonModule } from 'redisson-ts-nestjs';
 import { javaAvailable, JavaPeer } from '../../../test/interop/JavaPeer.js';
 import { javaMissingPlaceholder } from '../../../test/interop/support/placeholder.js';
 import { eventually, startRedis, uniqueName, within, type TestRedis } from '../../../test/support/redis.js';
+import { configFile, removeConfigFiles } from './support/configFile.js';
 import { appModule, createApp } from './support/apps.js';
 
 const VERSION = '4.7.0';
@@ -32,11 +30,11 @@ describe.runIf(availability.ok)(`a Redisson YAML file shared by a Nest applicati
   beforeAll(async () => {
     redis = await startRedis();
     raw = new Redis(redis.url);
-    const file = join(mkdtempSync(join(tmpdir(), 'nest-interop-')), 'redisson.yaml');
-    writeFileSync(file, `singleServerConfig:\n  address: "${redis.url}"\n  timeout: 3000\nlockWatchdogTimeout: 30000\n`);
+    const file = configFile(`singleServerConfig:\n  address: "${redis.url}"\n  timeout: 3000\nlockWatchdogTimeout: 30000\n`);
     [peer, app] = await Promise.all([JavaPeer.start(VERSION, { address: '', configFile: file }), createApp('express', appModule([RedissonModule.forRoot({ config: file })]))]);
   }, 240_000);
 
+  afterAll(removeConfigFiles);
   afterAll(async () => {
     await app?.close();
     await peer?.shutdown();

@@ -3,9 +3,6 @@
  * `@nestjs/config`'s ConfigService with a Redisson YAML file, start-up against an unreachable Redis, and the
  * Terminus health endpoint while Redis is stopped and after it is back.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Controller, Get, Inject, Module, Param, type INestApplication } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { HealthCheck, HealthCheckService, TerminusModule, type HealthCheckResult } from '@nestjs/terminus';
@@ -17,6 +14,7 @@ import { RedisConnectionError, type Redisson } from 'redisson-ts';
 import { currentLock, getRedissonToken, InjectRedisson, RedissonHealthIndicator, RedissonModule, WithLock } from 'redisson-ts-nestjs';
 import { freePort } from '../../cli/src/RedisServerProcess.js';
 import { eventually, startRedis, uniqueName, type TestRedis } from '../../../test/support/redis.js';
+import { configFile, removeConfigFiles } from './support/configFile.js';
 import { appModule, createApp } from './support/apps.js';
 
 @Controller()
@@ -76,6 +74,7 @@ beforeAll(async () => {
   [a, b] = await Promise.all([startRedis({ own: true }), startRedis({ own: true })]);
 });
 
+afterAll(removeConfigFiles);
 afterAll(async () => {
   for (const app of opened) await app.close();
   await a?.stop();
@@ -117,9 +116,7 @@ describe('RedissonModule', () => {
   });
 
   it('forRootAsync with ConfigService: the factory points the client at a Redisson YAML file (fromConfig)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'nest-redisson-'));
-    const file = join(dir, 'redisson.yaml');
-    writeFileSync(file, `singleServerConfig:\n  address: "redis://127.0.0.1:${b.port}"\n  database: 2\nlockWatchdogTimeout: 9000\n`);
+    const file = configFile(`singleServerConfig:\n  address: "redis://127.0.0.1:${b.port}"\n  database: 2\nlockWatchdogTimeout: 9000\n`);
     const app = await open(
       createApp(
         'fastify',

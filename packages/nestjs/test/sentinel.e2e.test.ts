@@ -2,9 +2,6 @@
  * Sentinel through the same module options: `options.redis` with ioredis' `sentinels`, and a Redisson YAML file
  * with `sentinelServersConfig` (what a Java service's starter reads). `@WithLock` locks on the master.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import request from 'supertest';
@@ -13,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedissonModule } from 'redisson-ts-nestjs';
 import { startSentinelSet, type SentinelSet } from '../../../test/support/sentinel.js';
 import { uniqueName } from '../../../test/support/redis.js';
+import { configFile, removeConfigFiles } from './support/configFile.js';
 import { appModule, createApp } from './support/apps.js';
 
 let set: SentinelSet;
@@ -24,6 +22,7 @@ beforeAll(async () => {
   master = new Redis({ port: set.master.port });
 }, 120_000);
 
+afterAll(removeConfigFiles);
 afterAll(async () => {
   for (const app of apps) await app.close();
   master?.disconnect();
@@ -32,9 +31,8 @@ afterAll(async () => {
 
 describe('RedissonModule through Sentinel', () => {
   it('options (ioredis sentinels) and a YAML file (sentinelServersConfig): the lock is on the master', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'nest-sentinel-')), 'redisson.yaml');
     const addresses = set.sentinelAddresses.map((a) => `    - "redis://${a.host}:${a.port}"`).join('\n');
-    writeFileSync(file, `sentinelServersConfig:\n  masterName: "${set.masterName}"\n  sentinelAddresses:\n${addresses}\n`);
+    const file = configFile(`sentinelServersConfig:\n  masterName: "${set.masterName}"\n  sentinelAddresses:\n${addresses}\n`);
     apps.push(await createApp('express', appModule([RedissonModule.forRoot({ options: { redis: set.redisOptions() } })])));
     apps.push(await createApp('fastify', appModule([RedissonModule.forRoot({ config: file })])));
     for (const app of apps) {
