@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'src/generated/**', 'test/interop/java/**', 'benchmarks/results/**', 'coverage/**', '.readme-snippets/**'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'src/generated/**', 'test/interop/java/**', 'benchmarks/results/**', 'coverage/**', '.readme-snippets/**', 'packages/nestjs/test/consumer/**', 'packages/nestjs/test/consumer-esm/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

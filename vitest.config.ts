@@ -6,6 +6,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'redisson-ts-otel': fileURLToPath(new URL('./packages/otel/src/index.ts', import.meta.url)),
+      'redisson-ts-nestjs': fileURLToPath(new URL('./packages/nestjs/src/index.ts', import.meta.url)),
       'redisson-ts': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

@@ -1,4 +1,4 @@
-// Checks the tarballs users would install: `npm pack` of the library and of the CLI package (each prepack
+// Checks the tarballs users would install: `npm pack` of the library, the CLI and the NestJS module (each prepack
 // builds), then for the library @arethetypeswrong/cli (types resolve, and match the JavaScript, for node10,
 // node16 CJS/ESM and bundlers; the same for redisson-ts-otel), and for all three publint --strict (exports, files, fields; warnings count as
 // errors). The CLI has nothing to import, so attw has nothing to check there. Exits non-zero on any problem.
@@ -22,7 +22,7 @@ function step(title, cmd, args, { quiet = false, cwd = root } = {}) {
 let failed = false;
 try {
   const pack = (cwd) => {
-    const r = step(`npm pack (${cwd === root ? 'library' : cwd.endsWith('otel') ? 'OpenTelemetry package' : 'CLI'})`, 'npm', ['pack', '--json', '--pack-destination', dir], { quiet: true, cwd });
+    const r = step(`npm pack (${cwd === root ? 'library' : cwd.endsWith('otel') ? 'OpenTelemetry package' : cwd.endsWith('nestjs') ? 'NestJS module' : 'CLI'})`, 'npm', ['pack', '--json', '--pack-destination', dir], { quiet: true, cwd });
     if (r.status !== 0) throw new Error('npm pack failed');
     const [{ filename, size, unpackedSize, entryCount }] = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')));
     console.log(`${filename}: ${entryCount} files, ${size} bytes packed, ${unpackedSize} unpacked`);
@@ -32,12 +32,16 @@ try {
   const cliTarball = pack(join(root, 'packages', 'cli'));
   // redisson-ts-otel is ESM only (`require` of it is Node's require(esm)): attw's esm-only profile.
   const otelTarball = pack(join(root, 'packages', 'otel'));
+  // The NestJS module (CommonJS, declarations) is imported: attw and publint both.
+  const nestTarball = pack(join(root, 'packages', 'nestjs'));
   for (const [title, cmd, args] of [
     ['attw (library)', bin('attw'), [tarball, '--format', 'table-flipped']],
     ['publint (library)', bin('publint'), ['run', tarball, '--strict']],
     ['publint (CLI)', bin('publint'), ['run', cliTarball, '--strict']],
     ['attw (OpenTelemetry package)', bin('attw'), [otelTarball, '--format', 'table-flipped', '--profile', 'esm-only']],
     ['publint (OpenTelemetry package)', bin('publint'), ['run', otelTarball, '--strict']],
+    ['attw (NestJS module)', bin('attw'), [nestTarball, '--format', 'table-flipped']],
+    ['publint (NestJS module)', bin('publint'), ['run', nestTarball, '--strict']],
   ]) {
     if (step(title, cmd, args).status !== 0) failed = true;
   }

@@ -102,6 +102,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   readonly #ownsConnection: boolean;
   readonly #executor: CommandExecutor;
   readonly #pubsub: PublishSubscribe;
+  readonly #subscriber: RedisConnection;
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
   readonly #stopForwarding: () => void;
@@ -166,6 +167,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
           enableOfflineQueue: false,
         });
     subscriber.on('error', () => undefined);
+    this.#subscriber = subscriber;
     // ioredis' connection events, forwarded ('error' only while someone listens: an EventEmitter throws an
     // 'error' nobody listens to, and connection errors already surface as typed rejections).
     const forwardError = (error: Error): void => {
@@ -504,6 +506,29 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
         process.emitWarning(`redisson-ts: a '${type}' listener threw: ${String(error)}`);
       }
     }
+  }
+
+  /**
+   * Sends `PING` on the command connection and resolves with the round trip in milliseconds (connection wait
+   * included). Resolves once Redis answers, so `await client.ping()` is how to wait for a client to be
+   * connected (a framework's start-up, a health check).
+   * @throws RedisConnectionError when Redis cannot be reached within `timeout`; RedisTimeoutError when the
+   * reply does not come within `timeout`; RedissonShutdownError after `shutdown()`.
+   */
+  async ping(): Promise<number> {
+    this.#ensureOpen();
+    const started = performance.now();
+    await this.#executor.command('PING');
+    return performance.now() - started;
+  }
+
+  /**
+   * The ioredis status (`wait`, `connecting`, `connect`, `ready`, `reconnecting`, `close`, `end`) of the command
+   * connection and of the subscriber connection. The subscriber connects on the first wait for a release
+   * message, so `wait` there means "not needed yet".
+   */
+  connectionStatus(): { readonly command: string; readonly subscriber: string } {
+    return { command: this.#connection.status, subscriber: this.#subscriber.status };
   }
 
   /** True once `shutdown()` was called. */

@@ -252,6 +252,8 @@ export interface StartOptions {
   sentinel?: { masterName: string; sentinelAddresses: string[] };
   /** Config.setLockWatchdogTimeout, ms. */
   lockWatchdogTimeout?: number;
+  /** A Redisson YAML file (`Config.fromYAML`): every setting from it; `address`, `cluster`, `sentinel` ignored. */
+  configFile?: string;
   /** Forward the JVM's stderr to ours (also enabled by JAVA_PEER_DEBUG=1). */
   inheritStderr?: boolean;
   /**
@@ -355,6 +357,7 @@ export class JavaPeer {
       if (options.lockWatchdogTimeout !== undefined) fields['lockWatchdogTimeout'] = options.lockWatchdogTimeout;
       if (options.cluster) fields['cluster'] = options.cluster;
       if (options.sentinel) fields['sentinel'] = options.sentinel;
+      if (options.configFile !== undefined) fields['configFile'] = options.configFile;
       const reply = await peer.request('connect', fields);
       const result = reply.result as { clientId?: string; version?: string } | null;
       peer.clientId = result?.clientId ?? '';

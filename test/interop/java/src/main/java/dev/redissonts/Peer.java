@@ -34,6 +34,7 @@ import org.redisson.config.Config;
  * <pre>
  * start-up: {"event":"ready"}
  * {"id":1,"op":"connect","address":"redis://127.0.0.1:6379","lockWatchdogTimeout":30000}
+ *   (or "configFile":"/path/redisson.yaml": the whole Config from that file, Config.fromYAML)
  *   -> {"id":1,"ok":true,"result":{"clientId":"..","version":".."},"ts":..}
  * {"id":2,"op":"call","primitive":"lock","name":"k","method":"tryLock","args":[100,10000],"thread":"t1"}
  *   -> {"id":2,"ok":true,"result":true,"ts":..,"startTs":..,"threadId":..}
@@ -359,14 +360,18 @@ public final class Peer {
     }
 
     @SuppressWarnings("unchecked")
-    private Map<String, Object> connect(Map<String, Object> req) {
+    private Map<String, Object> connect(Map<String, Object> req) throws java.io.IOException {
         if (client != null) {
             throw new IllegalStateException("already connected");
         }
-        Config config = new Config();
+        Object configFile = req.get("configFile");
+        // A Redisson YAML file, as a Spring service's starter reads it (redisson-ts-nestjs shares one with us).
+        Config config = configFile instanceof String ? Config.fromYAML(new java.io.File((String) configFile)) : new Config();
         Object cluster = req.get("cluster");
         Object sentinel = req.get("sentinel");
-        if (cluster instanceof Map) {
+        if (configFile instanceof String) {
+            // every setting comes from the file
+        } else if (cluster instanceof Map) {
             configureCluster(config, (Map<String, Object>) cluster);
         } else if (sentinel instanceof Map) {
             Map<String, Object> s = (Map<String, Object>) sentinel;
