@@ -7,6 +7,7 @@
  */
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { MemberChannel, MultiLockMember } from './multiLockRound.js';
+import { IllegalStateError } from '../errors.js';
 
 /** Subscriptions of one acquisition, by member index. Call {@link close} exactly once, whatever happens. */
 export class MultiLockWatch {
@@ -85,7 +86,7 @@ export class MultiLockWatch {
     } finally {
       clearTimeout(timer);
       this.#signal.removeEventListener('abort', forward);
-      stop.abort(new Error('multilock wait over'));
+      stop.abort(new IllegalStateError('multilock wait over'));
     }
   }
 

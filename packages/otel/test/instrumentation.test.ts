@@ -91,7 +91,7 @@ it('counts watchdog renewals (with renewal spans when asked) and a lost lock, wi
     const failed = spansOf(sdk, name).filter((s) => s.name === SPAN_NAMES.release);
     expect(failed).toHaveLength(1);
     expect(failed[0]?.status.code).toBe(SpanStatusCode.ERROR);
-    expect(failed[0]?.events.map((e) => [e.name, e.attributes?.['exception.type']])).toEqual([['exception', 'LockLostError']]);
+    expect(failed[0]?.events.map((e) => [e.name, e.attributes?.['exception.type']])).toEqual([['exception', 'ERR_REDISSON_LOCK_LOST']]);
   } finally {
     instrumentation.setConfig({});
   }
