@@ -28,7 +28,7 @@ describe('fault suite: RPermitExpirableSemaphore (2 permits, lease 1 s)', () => 
     await suite.run({ ...base, primitive: 'pes', leaseMs: 1_000, id: 'pes-covered', fault: COVERED_FAULTS, asserts: COVERED, inject: coveredFaults }, covered);
   });
   it('data loss and stalls: recorded; a holder past its lease is told by its failed release', async () => {
-    await suite.run({ ...base, primitive: 'pes', leaseMs: 1_000, loadMs: 4_000, id: 'pes-hazard', fault: HAZARD_FAULTS, asserts: HAZARD, inject: hazardFaults }, () => undefined, { unflaggedAllowed: true });
+    await suite.run({ ...base, primitive: 'pes', leaseMs: 1_000, loadMs: 5_500, id: 'pes-hazard', fault: HAZARD_FAULTS, asserts: HAZARD, inject: hazardFaults }, () => undefined, { unflaggedAllowed: true });
   });
 });
 
