@@ -127,6 +127,17 @@ describe('RedLock holds', () => {
     await expectHeld(name, [null, null, null]);
   });
 
+  it("a released leased hold's validity timer is stopped: the signal stays quiet past the lease", async () => {
+    const name = uniqueName('red');
+    const clients = nodes.clients({ shortLeaseWarning: false });
+    const red = (clients[0] as Redisson).getRedLock(nodes.locks(clients, name));
+    const hold = await red.acquire({ leaseTime: 200 });
+    await hold.release();
+    await sleep(400); // past the validity: a timer still armed would have aborted the signal
+    expect(hold.signal.aborted).toBe(false);
+    await expectHeld(name, [null, null, null]);
+  });
+
   it('with the watchdog, the signal stays quiet while a majority is held, and aborts below it', async () => {
     const name = uniqueName('red');
     const clients = nodes.clients({ lockWatchdogTimeout: 300 });

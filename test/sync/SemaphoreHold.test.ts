@@ -187,6 +187,18 @@ describe('RPermitExpirableSemaphore holds', () => {
     expect(await raw.get(name)).toBe('1');
   });
 
+  it("a released leased hold's lease watch is stopped: no check runs and the signal stays quiet past the lease", async () => {
+    const name = uniqueName('pes');
+    const seats = client().getPermitExpirableSemaphore(name);
+    await seats.trySetPermits(1);
+    const hold = await seats.acquireHold({ leaseTime: 100 });
+    await hold.release();
+    const checks = await calls(raw, 'zscore');
+    await sleep(300); // past the lease: a watch still armed would ask Redis, then abort
+    expect(await calls(raw, 'zscore')).toBe(checks);
+    expect(hold.signal.aborted).toBe(false);
+  });
+
   it('one id of a hold gone: release() still gives back the others, then names the lost one', async () => {
     const name = uniqueName('pes');
     const seats = client().getPermitExpirableSemaphore(name);
