@@ -243,7 +243,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /**
    * Creates a client from a Java Redisson config: a YAML or JSON file (path or `file:` URL) in Redisson's
    * `Config.fromYAML` format, or that object already parsed. Fields without meaning here are reported as
-   * warnings; unknown or unsupported ones throw. See README, "Configuration from Redisson files".
+   * warnings; unknown or unsupported ones throw. See docs/guides/configuration.md, "Configuration from Redisson files".
    * @throws RedissonConfigError listing every unknown or unsupported field (before connecting).
    * @example const client = Redisson.fromConfig('config/redisson.yaml');
    */
@@ -279,10 +279,10 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /**
    * Redisson's `getLock(name)`: a reentrant lock, wire-identical to Java's `RLock`.
    * Each returned object has its own thread id unless a `runInThread` flow or an explicit `threadId` says
-   * otherwise (see README, "Thread identity in Node").
+   * otherwise (see docs/guides/thread-identity.md).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getLock(name: string): RLock {
     requireName(name);
@@ -296,7 +296,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * token from `redisson_lock_token:{name}` (see {@link RedissonFencedLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getFencedLock(name: string): RedissonFencedLock {
     requireName(name);
@@ -312,7 +312,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string, TypeError when `backOff` has no `create()`.
    * @example client.getSpinLock('job', new ConstantBackOff().delay(10))
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getSpinLock(name: string, backOff?: BackOff): RedissonSpinLock {
     requireName(name);
@@ -327,7 +327,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantLock(name: string): RedissonNonReentrantLock {
     requireName(name);
@@ -342,7 +342,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const lock = client.getFairLock('payouts'); await lock.lock();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getFairLock(name: string): RedissonFairLock {
     requireName(name);
@@ -356,7 +356,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantFairLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantFairLock(name: string): RedissonNonReentrantFairLock {
     requireName(name);
@@ -372,7 +372,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const rw = client.getReadWriteLock('catalog'); await rw.writeLock().lock();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getReadWriteLock(name: string): RedissonReadWriteLock {
     requireName(name);
@@ -436,7 +436,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const slots = client.getSemaphore('slots'); await slots.trySetPermits(3);
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getSemaphore(name: string): RSemaphore {
     requireName(name);
@@ -451,7 +451,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const seats = client.getPermitExpirableSemaphore('seats'); const id = await seats.acquire(30, TimeUnit.SECONDS);
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
     requireName(name);
@@ -465,7 +465,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const done = client.getCountDownLatch('done'); await done.trySetCount(2); await done.await();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getCountDownLatch(name: string): RCountDownLatch {
     requireName(name);

@@ -44,7 +44,7 @@ export interface RedissonOptions {
   /**
    * Who owns an acquisition that names no owner (no `threadId`, outside `runInThread`):
    * - `'acquisition'`: the lock object's own id while it is idle, a fresh id while it already holds or is
-   *   acquiring — one object shared by concurrent flows is safe (README, "Thread identity in Node");
+   *   acquiring — one object shared by concurrent flows is safe (docs/guides/thread-identity.md);
    * - `'object'`: always the object's own id, so its acquisitions re-enter each other, as one Java thread's —
    *   only for objects that one flow at a time uses.
    * @default 'acquisition'

@@ -4,7 +4,10 @@
  * releases and listed in docs/errors.md), on `instanceof`, or on `error.name`.
  */
 
-/** Every `code` an error of this library carries; docs/errors.md says when each is thrown. */
+/**
+ * Every `code` an error of this library carries; docs/errors.md (in the repository and in the installed package,
+ * `node_modules/redisson-ts/docs/errors.md`) says when each is thrown and what the error carries.
+ */
 export type RedissonErrorCode =
   | 'ERR_REDISSON_ERROR'
   | 'ERR_REDISSON_ILLEGAL_MONITOR_STATE'

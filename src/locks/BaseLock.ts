@@ -180,7 +180,7 @@ export abstract class BaseLock<T = void> {
 
   /**
    * The owner id of this object's current hold when it holds the lock without a named owner, else the
-   * object's own id (the one an acquisition on the idle object uses). See README, "Thread identity".
+   * object's own id (the one an acquisition on the idle object uses). See docs/guides/thread-identity.md.
    */
   get threadId(): number {
     return this.#auto.current ?? this.#auto.primary;
@@ -328,7 +328,7 @@ export abstract class BaseLock<T = void> {
     return (await this.ctx.executor.command('EXISTS', this.rawName)) === 1;
   }
 
-  /** True when the current owner (see README, "Thread identity") holds the lock. */
+  /** True when the current owner (see docs/guides/thread-identity.md) holds the lock. */
   isHeldByCurrentThread(options?: OwnerOptions): Promise<boolean> {
     return this.isHeldByThread(this.owner(parseOwnerOptions(options)));
   }
