@@ -55,6 +55,7 @@ export interface LockLostEvent {
   readonly name: string;
   /** Client id (UUID) of the owner. */
   readonly clientId: string;
+  /** Thread id of the owner (`<clientId>:<threadId>` is its hash field). */
   readonly threadId: number;
 }
 
@@ -67,7 +68,12 @@ export interface RedissonEventMap {
   /** A watchdog-renewed lock was found gone (lease ran out, key deleted, Redis lost its data). */
   lockLost: [LockLostEvent];
   /** A background renewal failed; it is retried on the next tick. */
-  renewalError: [{ readonly error: unknown }];
+  renewalError: [
+    {
+      /** What the renewal batch failed with. */
+      readonly error: unknown;
+    },
+  ];
   /** An error of one of the client's connections, as ioredis reports it (only emitted while listened to). */
   error: [Error];
   /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
@@ -527,7 +533,12 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * connection and of the subscriber connection. The subscriber connects on the first wait for a release
    * message, so `wait` there means "not needed yet".
    */
-  connectionStatus(): { readonly command: string; readonly subscriber: string } {
+  connectionStatus(): {
+    /** Status of the command connection. */
+    readonly command: string;
+    /** Status of the subscriber connection. */
+    readonly subscriber: string;
+  } {
     return { command: this.#connection.status, subscriber: this.#subscriber.status };
   }
 

@@ -67,6 +67,7 @@ export interface AcquireRequest {
  * @typeParam T what an acquisition yields (`void`; a fencing token for FencedLock).
  */
 export abstract class BaseLock<T = void> {
+  /** @internal The client's shared state: options, connections, subscriptions, the watchdog. */
   protected readonly ctx: ClientContext;
   readonly #name: string;
   /** The Redis key: the name mapped by the client's NameMapper. */
