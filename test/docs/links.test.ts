@@ -93,3 +93,25 @@ it('GitHub heading anchors are computed as GitHub computes them', () => {
   expect(slug('Holds: `acquire()`, `withLock()`, `await using`')).toBe('holds-acquire-withlock-await-using');
   expect(slug('FencedLock, SpinLock and NonReentrantLock')).toBe('fencedlock-spinlock-and-nonreentrantlock');
 });
+
+it('the documents cited by src/ (comments and error messages) exist, with the sections they name', () => {
+  const sources = ['src', ...readdirSync(join(ROOT, 'packages')).map((p) => join('packages', p, 'src'))]
+    .filter((dir) => existsSync(join(ROOT, dir)))
+    .flatMap((dir) => readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => join(e.parentPath, e.name)))
+    .filter((f) => !f.includes(`${join('src', 'generated')}`));
+  const cited: string[] = [];
+  const missing: string[] = [];
+  for (const file of sources) {
+    const text = readFileSync(file, 'utf8');
+    // `README, "Section"` (IllegalMonitorStateError's message names one) and `docs/guides/x.md[, "Section"]`.
+    for (const m of text.matchAll(/\b(README|docs\/guides\/[\w-]+\.md)(?:,? "([^"]+)")?/g)) {
+      const doc = m[1] === 'README' ? 'README.md' : (m[1] as string);
+      const where = `${relative(ROOT, file)}: ${m[0]}`;
+      cited.push(where);
+      if (!existsSync(join(ROOT, doc))) missing.push(`${where} (no such file)`);
+      else if (m[2] !== undefined && !anchors(doc).has(slug(m[2]))) missing.push(`${where} (no such section)`);
+    }
+  }
+  expect(cited.length).toBeGreaterThan(10);
+  expect(missing).toEqual([]);
+});
