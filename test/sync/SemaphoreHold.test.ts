@@ -8,6 +8,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PermitExpirableHold, PermitNotHeldError, SemaphoreHold, permitExpirableTimeoutName, semaphoreChannelName, type Redisson } from '../../src/index.js';
+import { CommandGate } from '../support/commandGate.js';
 import { eventually, sleep, uniqueName, useRedis } from '../support/redis.js';
 import { allCalls, calls, noSubscriptions, numSub, parked, tracked, within } from './syncHelpers.js';
 
@@ -262,5 +263,57 @@ describe('RPermitExpirableSemaphore holds', () => {
     await expect(seats.acquireHold({ waitTime: 1 } as never)).rejects.toThrow(/`waitTime` is an option of tryAcquireHold/);
     await expect(seats.tryAcquireHold({ leasetime: 1 } as never)).rejects.toThrow(/did you mean `leaseTime`/);
     expect(await allCalls(raw)).toBe(before);
+  });
+});
+
+describe('holds whose acquisition lands after an abort (forced with a gate on the command connection)', () => {
+  it('RSemaphore: the permits taken by the late attempt are given back; the call rejects with the reason', async () => {
+    const name = uniqueName('sem');
+    const c = client();
+    const s = c.getSemaphore(name);
+    await s.trySetPermits(2);
+    const gate = CommandGate.scripts(c.redis, ['semaphore/tryAcquire']);
+    try {
+      const controller = new AbortController();
+      // Settled as soon as the signal aborts, before the attempt's reply: observed from the start.
+      const call = s.acquireHold({ permits: 2, signal: controller.signal }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const attempt = await gate.next();
+      controller.abort(new Error('stop'));
+      expect(await attempt.send()).toBe(1); // it took the permits in Redis
+      expect(await raw.get(name)).toBe('0');
+      attempt.deliver();
+      expect(((await call) as Error).message).toBe('stop');
+    } finally {
+      gate.uninstall();
+    }
+    await eventually(async () => (await raw.get(name)) === '2', 10_000, 'the late permits to be given back');
+  });
+
+  it('RPermitExpirableSemaphore: the ids taken by the late attempt are released; nothing stays leased', async () => {
+    const name = uniqueName('pes');
+    const c = client();
+    const seats = c.getPermitExpirableSemaphore(name);
+    await seats.trySetPermits(1);
+    const gate = CommandGate.scripts(c.redis, ['permitExpirableSemaphore/tryAcquire']);
+    try {
+      const controller = new AbortController();
+      // Settled as soon as the signal aborts, before the attempt's reply: observed from the start.
+      const call = seats.acquireHold({ leaseTime: 60_000, signal: controller.signal }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const attempt = await gate.next();
+      controller.abort(new Error('stop'));
+      expect(await attempt.send()).toBe('OK');
+      expect(await raw.zcard(permitExpirableTimeoutName(name))).toBe(1);
+      attempt.deliver();
+      expect(((await call) as Error).message).toBe('stop');
+    } finally {
+      gate.uninstall();
+    }
+    await eventually(async () => (await raw.zcard(permitExpirableTimeoutName(name))) === 0 && (await raw.get(name)) === '1', 10_000, 'the late permit to be released');
   });
 });
