@@ -3,6 +3,8 @@
  */
 export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
 export type { MasterSwitch } from './sentinel.js';
+export { RObject } from './RObject.js';
+export { RExpirable } from './RExpirable.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { RedissonFencedLock } from './locks/RedissonFencedLock.js';
