@@ -5,9 +5,11 @@
  * exactly; durations by bounds that a slow machine cannot break), `delete` removes every key and publishes
  * only where Redisson's does (INFO commandstats), and bad input sends nothing.
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DIAGNOSTICS_CHANNELS,
   fairLockQueueName,
   fairLockTimeoutName,
   fencedLockTokenName,
@@ -15,6 +17,7 @@ import {
   TimeUnit,
   type RCountDownLatch,
   type Redisson,
+  type RenewalContext,
 } from '../../src/index.js';
 import type { RExpirable } from '../../src/RExpirable.js';
 import { Clients, eventually, uniqueName, useRedis } from '../support/redis.js';
@@ -319,6 +322,44 @@ describe('diagnostics identity', () => {
     for (const cls of classes) {
       expect(Object.hasOwn(cls, 'primitive')).toBe(true);
       expect((cls as unknown as { primitive: string }).primitive).toBe(cls.name);
+    }
+  });
+});
+
+describe("a lock's own bookkeeping", () => {
+  it("a FairLock's or FencedLock's delete() of this client's watchdog holds stops their renewal: no lockLost, unlike a DEL from outside", async () => {
+    const client = clients.client({ lockWatchdogTimeout: 600 });
+    const lost: string[] = [];
+    client.on('lockLost', (e) => lost.push(e.name));
+    const renewed: Array<readonly string[]> = [];
+    // The start event of each renewal batch (Node's TracingChannel names it tracing:<name>:start).
+    const start = `tracing:${DIAGNOSTICS_CHANNELS.renewal}:start`;
+    const onStart = (ctx: unknown): void => void renewed.push((ctx as RenewalContext).locks.map((l) => l.rawName));
+    diagnosticsChannel.subscribe(start, onStart);
+    try {
+      // Keeps renewal batches coming for the whole test.
+      const keep = client.getLock(uniqueName('keep'));
+      await keep.lock();
+      // The control: a watchdog hold whose keys another client deletes is reported lost.
+      const outside = client.getFencedLock(uniqueName('outside'));
+      await outside.lock();
+      await raw.del(outside.getName(), fencedLockTokenName(outside.getName()));
+      await eventually(() => lost.includes(outside.getName()), 10_000, 'the outside DEL reported as lockLost');
+
+      const fair = client.getFairLock(uniqueName('fair'));
+      const fenced = client.getFencedLock(uniqueName('fenced'));
+      await fair.lock();
+      await fenced.lock();
+      expect(await fair.delete()).toBe(true);
+      expect(await fenced.delete()).toBe(true);
+      const from = renewed.length;
+      // Two batches started after the deletes: the deleted locks are in neither, and nobody reported them.
+      await eventually(() => renewed.slice(from).filter((b) => b.includes(keep.getName())).length >= 2, 10_000, 'two renewal batches');
+      for (const batch of renewed.slice(from)) expect(batch.filter((n) => n === fair.getName() || n === fenced.getName())).toEqual([]);
+      expect(lost).toEqual([outside.getName()]);
+      await keep.unlock();
+    } finally {
+      diagnosticsChannel.unsubscribe(start, onStart);
     }
   });
 });
