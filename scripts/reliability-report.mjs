@@ -38,7 +38,7 @@ function renderFamily(scenarios) {
   if (!Array.isArray(scenarios) || scenarios.length === 0) return [];
   const lines = [
     '',
-    'The rest of the family (`test/faults/faults.{locks,sync,topologies}.test.ts`, one Redis server per file, run side by side): worker processes with 2 flows each sharing the process\'s one object (the shared-object pattern; RedLock: 1 flow, see its test), judged by the same checker with each primitive\'s rule (`test/faults/rules/`): no two exclusive holds together, a writer with nobody else, never more holders than permits; exclusive holds do the GET/SET counter section.',
+    'The rest of the family (`test/faults/faults.{locks,sync,topologies}.test.ts`, one Redis server per file, run side by side; the Cluster row on a 3-master cluster of its own): worker processes with 2 flows each sharing the process\'s one object (the shared-object pattern; RedLock: 1 flow, see its test), judged by the same checker with each primitive\'s rule (`test/faults/rules/`): no two exclusive holds together, a writer with nobody else, never more holders than permits; exclusive holds do the GET/SET counter section.',
     '',
     '| primitive | faults | workers × flows | load | holds | holds together the rule forbids (holder not told) | lost increments | stuck waiters | holds left behind | max recovery | its own figure | errors seen by the workers | asserted | result |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -47,7 +47,7 @@ function renderFamily(scenarios) {
     const latch = s.primitive === 'latch';
     lines.push(
       `| ${[
-        LABELS[s.primitive] ?? s.primitive,
+        s.id === 'cluster-failover' ? 'RLock (Redis Cluster)' : (LABELS[s.primitive] ?? s.primitive),
         s.fault,
         `${s.workers} × ${s.flows}`,
         `${s.loadMs / 1000} s`,

@@ -38,6 +38,8 @@ export interface ScenarioSpec {
   readonly fairLockWaitTimeout?: number;
   /** RedLock: the member servers' URLs. */
   readonly memberUrls?: readonly string[];
+  /** A Redis Cluster's startup nodes: the workers connect there instead of the URL (`raw` must be a Cluster). */
+  readonly clusterNodes?: readonly { readonly host: string; readonly port: number }[];
 }
 
 /** The primitives whose holders are fields of the hash at the object's name. */
@@ -122,6 +124,7 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
       ...(spec.permits !== undefined ? { permits: spec.permits } : {}),
       ...(spec.fairLockWaitTimeout !== undefined ? { fairLockWaitTimeout: spec.fairLockWaitTimeout } : {}),
       ...(spec.memberUrls ? { memberUrls: spec.memberUrls } : {}),
+      ...(spec.clusterNodes ? { clusterNodes: spec.clusterNodes } : {}),
       latchReleaser: id === 'w1',
     });
     const armed = await guard(field, 30_000, `worker ${id} armed`);
