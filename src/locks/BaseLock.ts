@@ -161,7 +161,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
 
   /**
    * The owner id of this object's current hold when it holds the lock without a named owner, else the
-   * object's own id (the one an acquisition on the idle object uses). See README, "Thread identity".
+   * object's own id (the one an acquisition on the idle object uses). See docs/guides/thread-identity.md.
    */
   get threadId(): number {
     return this.#auto.current ?? this.#auto.primary;
@@ -334,8 +334,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
     return this.isExists();
   }
 
-
-  /** True when the current owner (see README, "Thread identity") holds the lock. */
+  /** True when the current owner (see docs/guides/thread-identity.md) holds the lock. */
   isHeldByCurrentThread(options?: OwnerOptions): Promise<boolean> {
     return this.isHeldByThread(this.owner(parseOwnerOptions(options)));
   }
