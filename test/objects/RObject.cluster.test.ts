@@ -61,6 +61,15 @@ const CASES: ReadonlyArray<readonly [string, (name: string) => Promise<{ object:
     },
   ],
   [
+    // One key: PERSIST, PEXPIRETIME and MEMORY USAGE are sent as commands, routed by their key.
+    'RLock (hash)',
+    async (name) => {
+      const object = client.getLock(name);
+      await object.lock(LEASE);
+      return { object, keys: [name] };
+    },
+  ],
+  [
     'FencedLock (hash, token)',
     async (name) => {
       const object = client.getFencedLock(name);
