@@ -7,7 +7,7 @@ import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';
 import { ArgumentRangeError, DuplicateLockMemberError, InvalidArgumentError, QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
-import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from '../args.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { serverDuplicate } from './memberIdentity.js';
 import { MultiLockHold } from './MultiLockHold.js';

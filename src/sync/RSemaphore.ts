@@ -9,7 +9,7 @@
  * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see docs/guides/synchronizers.md and COMPATIBILITY.md.
  */
 import type { ClientContext } from '../ClientContext.js';
-import { mapName } from '../config.js';
+import { RExpirable } from '../RExpirable.js';
 import { semaphoreChannelName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
@@ -17,7 +17,7 @@ import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js'
 import { traceRelease } from '../diagnostics.js';
 import { parsePermitHold, type PermitHoldOptions, type TryPermitHoldOptions } from './holdArgs.js';
 import { SemaphoreHold } from './SemaphoreHold.js';
-import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from './syncArgs.js';
+import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from '../args.js';
 
 /**
  * A distributed counting semaphore. Obtain with `client.getSemaphore(name)`; set it up once with
@@ -31,23 +31,20 @@ import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTime
  * try { … } finally { await slots.release(); }
  * ```
  */
-export class RSemaphore {
+export class RSemaphore extends RExpirable {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RSemaphore';
+  // The base's context and key under the names this class's methods use.
   readonly #ctx: ClientContext;
-  readonly #name: string;
   readonly #rawName: string;
   readonly #channel: string;
 
   /** @internal use `client.getSemaphore(name)`. */
   constructor(ctx: ClientContext, name: string) {
+    super(ctx, name);
     this.#ctx = ctx;
-    this.#name = name;
-    this.#rawName = mapName(ctx.options.nameMapper, name);
-    this.#channel = semaphoreChannelName(this.#rawName);
-  }
-
-  /** The name given to `getSemaphore`. */
-  getName(): string {
-    return this.#name;
+    this.#rawName = this.rawName;
+    this.#channel = semaphoreChannelName(this.rawName);
   }
 
   /**
@@ -98,7 +95,7 @@ export class RSemaphore {
     requirePermits(permits);
     this.#ctx.ensureOpen();
     if (permits === 0) return;
-    await traceRelease({ name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits }, () => true, () => this.#release(permits));
+    await traceRelease({ ...this.diagnosticsTarget, permits }, () => true, () => this.#release(permits));
   }
 
   /**
@@ -171,18 +168,6 @@ export class RSemaphore {
     await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
   }
 
-  /** Whether the semaphore's key exists. */
-  async isExists(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
-  }
-
-  /** Deletes the semaphore (its free permits). Publishes nothing, as Redisson's `delete()`. */
-  async delete(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('DEL', this.#rawName)) === 1;
-  }
-
   /**
    * Takes `permits` (default 1), waiting as long as it takes, and returns them as a hold: release it once (or
    * `await using` it) and exactly those permits go back. {@link acquire} with a value to release.
@@ -240,7 +225,7 @@ export class RSemaphore {
       passOnRefusedWake: permits > 1,
       waitMs,
       signal,
-      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits },
+      trace: { ...this.diagnosticsTarget, permits },
     });
   }
 

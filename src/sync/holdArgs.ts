@@ -4,9 +4,8 @@
  */
 import { describeValue, requireTime } from '../config.js';
 import { ArgumentRangeError, InvalidArgumentError } from '../errors.js';
-import { requirePlainOptions } from '../locks/lockArgs.js';
+import { requirePermits, requirePlainOptions } from '../args.js';
 import { TimeUnit } from '../TimeUnit.js';
-import { requirePermits } from './syncArgs.js';
 
 /** Options of `semaphore.acquireHold()` and `semaphore.withPermits()`. */
 export interface PermitHoldOptions {
