@@ -159,3 +159,18 @@ it('the iovalkey app has ioredis as well, installed by npm as the required peer 
   const top = tree.dependencies?.['redisson-ts']?.dependencies?.['ioredis'] ?? tree.dependencies?.['ioredis'];
   expect(top?.version).toMatch(/^(5\.(9|[1-9]\d)|6)\./);
 });
+
+// Why package.json has no peerDependenciesMeta yet (issue 25 wants both drivers optional): the library still
+// imports ioredis at load time, so marking it optional turns a clean-looking install into a crash.
+it('with ioredis marked optional, `npm install <tarball> iovalkey` would succeed without ioredis and the import then fail', async () => {
+  const dir = join(work, 'optional');
+  mkdirSync(join(dir, 'app'), { recursive: true });
+  expect((await run('tar', ['xzf', tarball, '-C', dir], dir)).code).toBe(0);
+  const manifest = join(dir, 'package', 'package.json');
+  writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, 'utf8')), peerDependenciesMeta: { ioredis: { optional: true } } }));
+  writeFileSync(join(dir, 'app', 'package.json'), JSON.stringify({ name: 'app-optional', private: true, type: 'module' }));
+  const install = await npmInstall(join(dir, 'app'), [join(dir, 'package'), `iovalkey@${VALKEY}`]);
+  expect(install.code, install.stderr).toBe(0);
+  const loaded = await run(process.execPath, ['--input-type=module', '-e', "await import('redisson-ts')"], join(dir, 'app'));
+  expect({ code: loaded.code, missing: /Cannot find module 'ioredis'/.test(loaded.stderr) }).toEqual({ code: 1, missing: true });
+}, 120_000);
