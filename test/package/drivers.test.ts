@@ -82,7 +82,7 @@ async function runApp(dir: string): Promise<DriverAppReport> {
 // types, which resolve to the app's ioredis, so each must accept the other's. skipLibCheck on (as tsc
 // --init): with it off, 6.1.0's own declarations fail (they import the untyped `redis-errors`) and checking
 // them takes most of a minute. iovalkey's classes are not ioredis' to TypeScript (protected members of the
-// copied classes, and ioredis 6's new ones), so its app casts to ioredis' types (`viaIoredis`), as README
+// copied classes, and ioredis 6's new ones), so its app casts to ioredis' types, as README
 // says, until the connection layer declares what it needs structurally; `typed-uncast.ts` pins the refusal.
 const TYPED_OPTIONS = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] };
 const typedApp = (driver: AppDriver, cast: boolean): string => `import { Cluster, Redis, type RedisOptions } from '${driver}';
