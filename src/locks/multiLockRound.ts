@@ -11,7 +11,7 @@ import { IllegalStateError, type NodeVote, RedisTimeoutError } from '../errors.j
 import { TimeUnit } from '../TimeUnit.js';
 import type { PublishSubscribe } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
-import { ON_REFUSED, withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { ON_REFUSED, withoutLeaseNotice, type OwnerOptions, type WaitOptions } from '../args.js';
 import { MultiLockWatch } from './multiLockWatch.js';
 
 /**
