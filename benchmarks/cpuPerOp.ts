@@ -16,6 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { Mutex } from 'redis-semaphore';
@@ -40,6 +41,11 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '500' },
     /** Writes a `.cpuprofile` of the measured rounds only (no start-up, no warm-up) to this file. */
     prof: { type: 'string' },
+    /**
+     * Another build of redisson-ts (a copy of an older dist/): every redisson-ts op runs a second time on it,
+     * as `<op>@before`, in the same rounds — before/after figures from one process.
+     */
+    before: { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -52,11 +58,9 @@ if (!url) {
   url = server.url;
 }
 const { Redisson } = await library();
-const client = Redisson.create({ redis: url });
 const raw = new Redis(url);
 const bare: LockClient = await bareProtocol.open({ url });
 const sha = (await raw.script('LOAD', 'return 1')) as string;
-const lock = client.getLock('cpu:obj');
 const mutexRedis = new Redis(url);
 const app = new Redis(url);
 
@@ -78,28 +82,39 @@ async function handoff(holder: Owner, waiter: Owner, timed: <T>(fn: () => Promis
   await waiter.release();
 }
 
+type Client = ReturnType<typeof Redisson.create>;
+
+/** The redisson-ts operations on `client` (keys suffixed with `tag`). */
+function redissonOps(client: Client, tag: string): Record<string, Op> {
+  const lock = client.getLock(`cpu:obj${tag}`);
+  return {
+    'pair-watchdog': { what: 'lock() + unlock(), one object, watchdog', run: (t) => t(async () => { await lock.lock(); await lock.unlock(); }) },
+    'pair-lease': { what: 'lock(30 s) + unlock(), one object', run: (t) => t(async () => { await lock.lock(30_000); await lock.unlock(); }) },
+    'pair-try': { what: 'tryLock() + unlock(), one object', run: (t) => t(async () => { await lock.tryLock(); await lock.unlock(); }) },
+    'pair-getlock': { what: 'getLock(name).lock() + unlock() per acquisition', run: (t) => t(async () => { const l = client.getLock(`cpu:per${tag}`); await l.lock(); await l.unlock(); }) },
+    'pair-withlock': { what: 'client.withLock(name, fn) (acquire hold + release)', run: (t) => t(() => client.withLock(`cpu:with${tag}`, () => undefined)) },
+    lock: { what: 'lock() alone (unlock untimed)', run: async (t) => { await t(() => lock.lock()); await lock.unlock(); } },
+    unlock: { what: 'unlock() alone (lock untimed)', run: async (t) => { await lock.lock(); await t(() => lock.unlock()); } },
+    'users-op': {
+      what: 'getLock(name).lock(), GET + SET on another connection, unlock()',
+      run: (t) => t(async () => { const l = client.getLock(`cpu:users${tag}`); await l.lock(); const v = Number((await app.get('cpu:users:n')) ?? 0); await app.set('cpu:users:n', String(v + 1)); await l.unlock(); }),
+    },
+    handoff: { what: 'same-client handoff: holder unlock → parked lock() resolves', run: (t) => handoff(wrap(client.getLock(`cpu:hand${tag}`)), wrap(client.getLock(`cpu:hand${tag}`)), t) },
+  };
+}
+
+const client = Redisson.create({ redis: url });
+const before = values.before === undefined ? null : ((await import(pathToFileURL(`${values.before}/index.js`).href)) as typeof import('../src/index.js')).Redisson.create({ redis: url });
+
 const OPS: Record<string, Op> = {
   ping: { what: 'raw ioredis PING', run: async (t) => void (await t(() => raw.ping())) },
   'evalsha-2': { what: 'two raw EVALSHA of `return 1`', run: (t) => t(async () => void (await raw.evalsha(sha, 0), await raw.evalsha(sha, 0))) },
   'bare-pair': { what: 'control: tryLockInner + unlockInner + latch DEL', run: (t) => t(async () => { const h = bare.handle('cpu:bare'); await h.acquire(); await h.release(); }) },
-  'pair-watchdog': { what: 'lock() + unlock(), one object, watchdog', run: (t) => t(async () => { await lock.lock(); await lock.unlock(); }) },
-  'pair-lease': { what: 'lock(30 s) + unlock(), one object', run: (t) => t(async () => { await lock.lock(30_000); await lock.unlock(); }) },
-  'pair-try': { what: 'tryLock() + unlock(), one object', run: (t) => t(async () => { await lock.tryLock(); await lock.unlock(); }) },
-  'pair-getlock': { what: 'getLock(name).lock() + unlock() per acquisition', run: (t) => t(async () => { const l = client.getLock('cpu:per'); await l.lock(); await l.unlock(); }) },
-  'pair-withlock': { what: 'client.withLock(name, fn) (acquire hold + release)', run: (t) => t(() => client.withLock('cpu:with', () => undefined)) },
-  lock: { what: 'lock() alone (unlock untimed)', run: async (t) => { await t(() => lock.lock()); await lock.unlock(); } },
-  unlock: { what: 'unlock() alone (lock untimed)', run: async (t) => { await lock.lock(); await t(() => lock.unlock()); } },
-  'users-op': { what: 'getLock(name).lock(), GET + SET on another connection, unlock()', run: (t) => t(async () => { const l = client.getLock('cpu:users'); await l.lock(); const v = Number((await app.get('cpu:users:n')) ?? 0); await app.set('cpu:users:n', String(v + 1)); await l.unlock(); }) },
+  ...redissonOps(client, ''),
+  ...(before ? Object.fromEntries(Object.entries(redissonOps(before, '@before')).map(([k, op]) => [`${k}@before`, { ...op, what: `${op.what} (--before build)` }])) : {}),
   'users-op-semaphore': { what: 'new Mutex, acquire, GET + SET on its connection, release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:users:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); const v = Number((await mutexRedis.get('cpu:users:m')) ?? 0); await mutexRedis.set('cpu:users:m', String(v + 1)); await m.release(); }) },
   'semaphore-pair': { what: 'redis-semaphore new Mutex + acquire + release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); await m.release(); }) },
-  'handoff': {
-    what: 'same-client handoff: holder unlock → parked lock() resolves',
-    run: (t) => handoff(wrap(client.getLock('cpu:hand')), wrap(client.getLock('cpu:hand')), t),
-  },
-  'bare-handoff': {
-    what: 'control: same-client handoff',
-    run: (t) => handoff(bare.handle('cpu:bhand'), bare.handle('cpu:bhand'), t),
-  },
+  'bare-handoff': { what: 'control: same-client handoff', run: (t) => handoff(bare.handle('cpu:bhand'), bare.handle('cpu:bhand'), t) },
 };
 
 function wrap(l: { lock(): Promise<void>; unlock(): Promise<void> }): Owner {
@@ -110,7 +125,7 @@ function post(session: Session, method: string, params?: object): Promise<unknow
   return new Promise((resolve, reject) => session.post(method, params ?? {}, (error, result) => (error ? reject(error) : resolve(result))));
 }
 
-const names = values.ops ? values.ops.split(',') : Object.keys(OPS);
+const names = values.ops ? values.ops.split(',').flatMap((o) => (before && OPS[`${o}@before`] ? [o, `${o}@before`] : [o])) : Object.keys(OPS);
 for (const name of names) if (!OPS[name]) throw new Error(`unknown op ${name} (known: ${Object.keys(OPS).join(', ')})`);
 
 interface Acc {
@@ -175,5 +190,6 @@ for (const name of names) {
 }
 
 await client.shutdown();
+await before?.shutdown();
 await Promise.all([raw.quit(), mutexRedis.quit(), app.quit(), bare.close()]);
 await server?.stop();

@@ -3,7 +3,7 @@
  * library, ioredis, Node's internals, GC, …), as µs per operation when `--ops N` says how many operations
  * the profile covers (issue 29). A sample's time is the gap to the next sample; idle time is left out.
  *
- *   tsx benchmarks/profileSummary.ts /tmp/prof/CPU.*.cpuprofile --ops 20000 [--top 25]
+ *   tsx benchmarks/profileSummary.ts /tmp/prof/CPU.*.cpuprofile --ops 20000 [--top 25] [--group redisson-ts]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -19,7 +19,7 @@ interface Profile {
   readonly timeDeltas: readonly number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { ops: { type: 'string' }, top: { type: 'string', default: '25' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { ops: { type: 'string' }, top: { type: 'string', default: '25' }, group: { type: 'string' } } });
 const ops = values.ops === undefined ? NaN : Number(values.ops);
 const top = Number(values.top);
 
@@ -57,7 +57,7 @@ for (const file of positionals) {
     busy += dt;
     const short = url.replace(/^.*\/(node_modules\/[^/]+|dist|src|benchmarks)\//, '$1/');
     const key = `${functionName || '(anonymous)'} ${short ? `${short}:${lineNumber + 1}` : ''}`.trim();
-    byFunction.set(key, (byFunction.get(key) ?? 0) + dt);
+    if (values.group === undefined || values.group === g) byFunction.set(key, (byFunction.get(key) ?? 0) + dt);
     byGroup.set(g, (byGroup.get(g) ?? 0) + dt);
   }
 }

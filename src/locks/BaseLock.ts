@@ -424,14 +424,15 @@ export abstract class BaseLock<T = void> {
       waitMs,
       signal,
       cancel,
-      trace: this.#trace(threadId, leaseMs),
+      trace: () => this.#trace(threadId, leaseMs),
     });
   }
 
   /** What the diagnostics channels report about an operation of `owner`. */
   #trace(owner: number, leaseMs?: number): DiagnosticsTarget {
-    const t = { name: this.#name, rawName: this.rawName, primitive: this.constructor.name, clientId: this.ctx.id, owner };
-    return leaseMs === undefined ? t : { ...t, leaseMs };
+    const { ctx, rawName } = this;
+    const primitive = this.constructor.name;
+    return leaseMs === undefined ? { name: this.#name, rawName, primitive, clientId: ctx.id, owner } : { name: this.#name, rawName, primitive, clientId: ctx.id, owner, leaseMs };
   }
 
   /** Wraps an acquisition in a {@link LockHold} whose signal aborts when the hold is lost. */
@@ -474,7 +475,7 @@ export abstract class BaseLock<T = void> {
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   protected release(threadId: number): Promise<void> {
     // The owner's hold ends (its hold time is reported) on a release, and when it left others holding.
-    return traceRelease(this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
+    return traceRelease(() => this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
   }
 
   async #release(threadId: number): Promise<unknown> {
