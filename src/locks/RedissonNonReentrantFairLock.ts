@@ -12,13 +12,16 @@ import { NON_REENTRANT_REACQUIRE } from './RedissonNonReentrantLock.js';
  * Other owners queue for it as for a {@link RedissonFairLock} (and share the queue with fair lock holders and
  * waiters of the same name, Java's included). The owner that holds it gets an `IllegalMonitorStateError`
  * from `lock()` and `tryLock()` alike, as in Redisson: the hold count stays 1 and one `unlock()` releases.
- * "Owner" is the thread id (see README, "Thread identity").
+ * "Owner" is the thread id (see docs/guides/thread-identity.md).
  * @example
  * const lock = client.getNonReentrantFairLock('settlement');
  * await lock.lock();
  * await lock.tryLock(); // throws IllegalMonitorStateError: this owner already holds it
  */
 export class RedissonNonReentrantFairLock extends RedissonFairLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonNonReentrantFairLock';
+
   protected override get reentryError(): string {
     return NON_REENTRANT_REACQUIRE;
   }

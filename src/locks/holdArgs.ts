@@ -3,7 +3,7 @@
  * key checked before anything is sent.
  */
 import { describeValue, requireThreadId, requireTime } from '../config.js';
-import { requirePlainOptions } from './lockArgs.js';
+import { requirePlainOptions } from '../args.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { InvalidArgumentError } from '../errors.js';
 
@@ -13,7 +13,7 @@ export interface HoldOptions {
   leaseTime?: number;
   /** Aborts the wait: the call rejects with `signal.reason` and leaves nothing behind. */
   signal?: AbortSignal;
-  /** Owner id; by default each acquisition gets its own (see README, "Thread identity"). */
+  /** Owner id; by default each acquisition gets its own (see docs/guides/thread-identity.md). */
   threadId?: number;
 }
 

@@ -11,7 +11,7 @@ import { IllegalStateError, type NodeVote, RedisTimeoutError } from '../errors.j
 import { TimeUnit } from '../TimeUnit.js';
 import type { PublishSubscribe } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
-import { ON_REFUSED, withoutLeaseNotice, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { ON_REFUSED, withoutLeaseNotice, type OwnerOptions, type WaitOptions } from '../args.js';
 import { MultiLockWatch } from './multiLockWatch.js';
 
 /**
@@ -32,6 +32,11 @@ export interface MultiLockMember {
    * Optional: when a member lacks it, the members are acquired with the lease itself (see {@link acquireMembers}).
    */
   expire?(timeToLive: number, unit?: TimeUnit): Promise<boolean>;
+  /**
+   * @internal Calls `onLost` when the member's watchdog finds owner `threadId`'s hold gone; returns the function
+   * that stops watching. Absent: a hold of the multilock cannot learn of this member's loss.
+   */
+  watchHold?(threadId: number, onLost: () => void): () => void;
   /**
    * @internal Where a release of the member is published, for a MultiLock waiting after it refused
    * `threadId`; absent or `null`: none (the refusal's TTL bounds the wait).

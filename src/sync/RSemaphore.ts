@@ -6,16 +6,18 @@
  *
  * Waiters: one attempt; then subscribe, attempt again, and wait for a message — there is no time-based
  * retry, as in Redisson, so every path that frees permits publishes. A message `v` wakes up to `v` local
- * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see README "Semaphore fairness".
+ * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see docs/guides/synchronizers.md and COMPATIBILITY.md.
  */
 import type { ClientContext } from '../ClientContext.js';
-import { mapName } from '../config.js';
+import { RExpirable } from '../RExpirable.js';
 import { semaphoreChannelName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { traceRelease } from '../diagnostics.js';
-import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from './syncArgs.js';
+import { parsePermitHold, type PermitHoldOptions, type TryPermitHoldOptions } from './holdArgs.js';
+import { SemaphoreHold } from './SemaphoreHold.js';
+import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from '../args.js';
 
 /**
  * A distributed counting semaphore. Obtain with `client.getSemaphore(name)`; set it up once with
@@ -29,23 +31,20 @@ import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTime
  * try { … } finally { await slots.release(); }
  * ```
  */
-export class RSemaphore {
+export class RSemaphore extends RExpirable {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RSemaphore';
+  // The base's context and key under the names this class's methods use.
   readonly #ctx: ClientContext;
-  readonly #name: string;
   readonly #rawName: string;
   readonly #channel: string;
 
   /** @internal use `client.getSemaphore(name)`. */
   constructor(ctx: ClientContext, name: string) {
+    super(ctx, name);
     this.#ctx = ctx;
-    this.#name = name;
-    this.#rawName = mapName(ctx.options.nameMapper, name);
-    this.#channel = semaphoreChannelName(this.#rawName);
-  }
-
-  /** The name given to `getSemaphore`. */
-  getName(): string {
-    return this.#name;
+    this.#rawName = this.rawName;
+    this.#channel = semaphoreChannelName(this.rawName);
   }
 
   /**
@@ -96,7 +95,7 @@ export class RSemaphore {
     requirePermits(permits);
     this.#ctx.ensureOpen();
     if (permits === 0) return;
-    await traceRelease({ name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits }, () => true, () => this.#release(permits));
+    await traceRelease({ ...this.diagnosticsTarget, permits }, () => true, () => this.#release(permits));
   }
 
   /**
@@ -169,16 +168,50 @@ export class RSemaphore {
     await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
   }
 
-  /** Whether the semaphore's key exists. */
-  async isExists(): Promise<boolean> {
+  /**
+   * Takes `permits` (default 1), waiting as long as it takes, and returns them as a hold: release it once (or
+   * `await using` it) and exactly those permits go back. {@link acquire} with a value to release.
+   * @throws RangeError | TypeError on a bad option (`permits` must be at least 1), before anything is sent.
+   * @throws the signal's reason on abort (permits landing then are given back); `RedissonShutdownError`.
+   * @example
+   * ```ts
+   * await using slot = await slots.acquireHold({ permits: 2 });
+   * await encode();
+   * ```
+   */
+  async acquireHold(options?: PermitHoldOptions): Promise<SemaphoreHold> {
+    const { permits, signal } = parsePermitHold('acquireHold', options, false, false);
     this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
+    await this.#acquire(permits, -1, signal);
+    return this.#holdOf(permits);
   }
 
-  /** Deletes the semaphore (its free permits). Publishes nothing, as Redisson's `delete()`. */
-  async delete(): Promise<boolean> {
+  /**
+   * Like {@link acquireHold}, but gives up: one attempt, or waits up to `waitTime` ms.
+   * @returns the hold, or `null` when the permits were not taken in time (nothing is then taken).
+   */
+  async tryAcquireHold(options?: TryPermitHoldOptions): Promise<SemaphoreHold | null> {
+    const { permits, waitMs, signal } = parsePermitHold('tryAcquireHold', options, true, false);
     this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('DEL', this.#rawName)) === 1;
+    return (await this.#acquire(permits, waitMs, signal)) === null ? null : this.#holdOf(permits);
+  }
+
+  /**
+   * Runs `fn` with `permits` (default 1) taken, and always gives them back.
+   * @throws whatever `fn` throws, once the permits are given back; the release's error when the release fails.
+   * @example await slots.withPermits(() => encode(file), { permits: 2 });
+   */
+  async withPermits<R>(fn: () => R | Promise<R>, options?: PermitHoldOptions): Promise<R> {
+    const hold = await this.acquireHold(options);
+    try {
+      return await fn();
+    } finally {
+      await hold.release();
+    }
+  }
+
+  #holdOf(permits: number): SemaphoreHold {
+    return new SemaphoreHold(permits, (n) => this.release(n));
   }
 
   #acquire(permits: number, waitMs: number, signal: AbortSignal | undefined): Promise<{ value: void } | null> {
@@ -192,7 +225,7 @@ export class RSemaphore {
       passOnRefusedWake: permits > 1,
       waitMs,
       signal,
-      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits },
+      trace: { ...this.diagnosticsTarget, permits },
     });
   }
 
