@@ -17,8 +17,13 @@ export type RedisConnection = Redis | Cluster;
 type ScriptArg = string | number | Buffer;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
+// Per script id, made once: every command sent looks its name up.
+const COMMAND_NAMES = new Map<LuaScriptId, string>();
+
 function commandName(id: LuaScriptId): string {
-  return `redissonTs_${id.replace(/\//g, '_')}`;
+  let name = COMMAND_NAMES.get(id);
+  if (name === undefined) COMMAND_NAMES.set(id, (name = `redissonTs_${id.replace(/\//g, '_')}`));
+  return name;
 }
 
 /**
@@ -79,12 +84,15 @@ export function defineScripts(redis: RedisConnection): void {
 export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
   if (fn === undefined) throw new IllegalStateError(`script ${id} is not defined on this connection`);
-  const wire = args.map((a) => (typeof a === 'number' ? integerString(a) : a));
   const declared = LUA_SCRIPTS[id].keys;
   if (declared !== null && declared !== keys.length) {
     throw new IllegalStateError(`script ${id} takes ${declared} keys, got ${keys.length}`);
   }
-  return declared === null ? fn.call(redis, keys.length, ...keys, ...wire) : fn.call(redis, ...keys, ...wire);
+  // One array, filled in place and applied (no map, no spreads): this runs for every script sent.
+  const argv: ScriptArg[] = declared === null ? [keys.length] : [];
+  for (const key of keys) argv.push(key);
+  for (const a of args) argv.push(typeof a === 'number' ? integerString(a) : a);
+  return fn.apply(redis, argv);
 }
 
 /** Java's `Long.toString` for the values we send: no fraction, no exponent. */
@@ -99,7 +107,6 @@ export type RetryPolicy = 'never' | 'idempotent';
 interface InFlight {
   written: boolean;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout | undefined;
   /** Writes the command (deferred while the connection is not ready). */
   send: (() => void) | null;
   /** Reconnect attempts seen while waiting for the connection. */
@@ -136,6 +143,22 @@ const CONNECTION_CLOSED = 'Connection is closed.';
 export class CommandExecutor {
   readonly #inflight = new Set<InFlight>();
   #closing = false;
+  // One timer for every command's deadline (a timer per command created and removed a timer list per
+  // command): set for the earliest deadline in flight, unref'd while nothing is in flight.
+  #sweep: NodeJS.Timeout | null = null;
+  #sweepAt = Infinity;
+  readonly #onSweep = (): void => {
+    this.#sweep = null;
+    this.#sweepAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const entry of [...this.#inflight]) {
+      const at = entry.started + entry.limitMs;
+      if (at <= now) this.#expire(entry, 'timeout');
+      else next = Math.min(next, at);
+    }
+    if (next !== Infinity) this.#armSweep(next);
+  };
   // Resolved (and cleared) when the last command in flight settles; only made while draining.
   #idle: DeferredPromise<void> | null = null;
   readonly #onClose = (): void => {
@@ -240,9 +263,9 @@ export class CommandExecutor {
   run<T>(send: (redis: RedisConnection) => Promise<T>, extraMs = 0): Promise<T> {
     const d = pDefer<T>();
     const limitMs = this.timeoutMs + extraMs;
-    const entry: InFlight = { written: false, reject: d.reject, timer: undefined, send: null, reconnects: 0, started: performance.now(), limitMs };
+    const entry: InFlight = { written: false, reject: d.reject, send: null, reconnects: 0, started: performance.now(), limitMs };
     this.#inflight.add(entry);
-    entry.timer = setTimeout(() => this.#expire(entry, 'timeout'), limitMs);
+    this.#armSweep(entry.started + limitMs);
     entry.send = () => {
       entry.send = null;
       if (!this.#inflight.has(entry)) return;
@@ -258,6 +281,19 @@ export class CommandExecutor {
     else if (status === 'end') this.#expire(entry, 'closed');
     else this.#waiting.push(entry);
     return d.promise;
+  }
+
+  /** Makes the deadline timer fire by `at` (a `performance.now()` value), and keep the process alive meanwhile. */
+  #armSweep(at: number): void {
+    if (this.#sweep !== null) {
+      if (at >= this.#sweepAt) {
+        this.#sweep.ref();
+        return;
+      }
+      clearTimeout(this.#sweep);
+    }
+    this.#sweepAt = at;
+    this.#sweep = setTimeout(this.#onSweep, Math.max(1, Math.ceil(at - performance.now())));
   }
 
   /**
@@ -433,7 +469,8 @@ export class CommandExecutor {
   /** Forgets `entry`; true when it was still in flight (so its promise is settled exactly once). */
   #settle(entry: InFlight): boolean {
     if (!this.#inflight.delete(entry)) return false;
-    clearTimeout(entry.timer);
+    // Nothing in flight: the deadline timer no longer keeps the process alive (it fires for nothing, once).
+    if (this.#inflight.size === 0) this.#sweep?.unref();
     if (this.#inflight.size === 0 && this.#idle) {
       this.#idle.resolve();
       this.#idle = null;
@@ -450,6 +487,8 @@ export class CommandExecutor {
     for (const entry of [...this.#inflight]) {
       if (this.#settle(entry)) entry.reject(new RedissonShutdownError('Redisson client was shut down before the command completed'));
     }
+    if (this.#sweep !== null) clearTimeout(this.#sweep);
+    this.#sweep = null;
     this.redis.off('close', this.#onClose);
     this.redis.off('ready', this.#onReady);
     this.redis.off('error', this.#onError);
