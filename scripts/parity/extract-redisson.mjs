@@ -94,7 +94,7 @@ function parseInterface(name) {
   src = src.slice(head.index + head[0].length);
   // Drop `default` method bodies: only the declarations ending in `;` are the interface's contract.
   const methods = [];
-  const declRe = /([\w<>\[\],.?\s]+?)\s+(\w+)\s*\(([^)]*)\)\s*(throws\s+[\w.,\s]+)?\s*(;|\{)/g;
+  const declRe = /([\w<>[\],.?\s]+?)\s+(\w+)\s*\(([^)]*)\)\s*(throws\s+[\w.,\s]+)?\s*(;|\{)/g;
   let m;
   while ((m = declRe.exec(src))) {
     const params = splitTop(m[3]).map((p) => p.replace(/\s+\w+$/, '').replace(/\bfinal\s+/, '').replace(/\s+/g, ''));
