@@ -2,7 +2,7 @@
  * redisson-ts: Redisson's distributed locks for Node.js on ioredis, wire-compatible with Java Redisson.
  */
 export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
-export type { MasterSwitch } from './sentinel.js';
+export type { MasterSwitch } from './connection/driver.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { RedissonFencedLock } from './locks/RedissonFencedLock.js';

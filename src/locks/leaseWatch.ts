@@ -6,7 +6,7 @@
  * field is still there, the timer is set again for the key's remaining time to live; once it is gone, or
  * Redis cannot be asked (the lease is over by the client's clock), the hold is reported lost.
  */
-import type { CommandExecutor } from '../commands.js';
+import type { CommandExecutor } from '../connection/CommandExecutor.js';
 
 // setTimeout's largest delay.
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -6,7 +6,7 @@
  * slice of the wait, so a release of a member it is not waiting on goes unnoticed until that slice ends.
  */
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
-import type { MemberChannel, MultiLockMember } from './multiLockRound.js';
+import type { MemberChannel, MultiLockMember } from './multiLockMember.js';
 import { IllegalStateError } from '../errors.js';
 
 /** Subscriptions of one acquisition, by member index. Call {@link close} exactly once, whatever happens. */

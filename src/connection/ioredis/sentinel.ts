@@ -10,41 +10,16 @@
  */
 import { isIP } from 'node:net';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { CommandGate, MasterSwitch } from '../driver.js';
+
+export type { MasterSwitch };
 
 /** The `+switch-master` channel Sentinel publishes a completed failover on. */
 export const SWITCH_MASTER_CHANNEL = '+switch-master';
 
-/** Payload of a client's `failover` event. */
-export interface MasterSwitch {
-  /** The master name the Sentinels monitor. */
-  readonly masterName: string;
-  /** The demoted master, `host:port` as Sentinel names it. */
-  readonly from: string;
-  /** The new master, `host:port` as Sentinel names it (before any `natMap`). */
-  readonly to: string;
-}
-
-/** What the follower needs of the command executor: hold commands, and forget per-master caches. */
-export interface CommandGate {
-  admitWhen(admits: () => boolean): void;
-  admit(): void;
-  forgetReplicas(): void;
-}
-
 interface Endpoint {
   readonly host: string;
   readonly port: number;
-}
-
-/** Whether `redis` is an ioredis connection in Sentinel mode (it has `sentinels` and a master `name`). */
-export function isSentinelMode(redis: Redis): boolean {
-  const o = redis.options as { sentinels?: unknown[] | null; name?: string | null };
-  return Array.isArray(o.sentinels) && o.sentinels.length > 0 && typeof o.name === 'string' && o.name !== '';
-}
-
-/** Whether `redis` is a Sentinel-mode connection to the master (not `role: 'slave'`): the one a switch moves. */
-export function followsMaster(redis: Redis): boolean {
-  return isSentinelMode(redis) && (redis.options as { role?: string }).role !== 'slave';
 }
 
 /** Parses `<name> <old-ip> <old-port> <new-ip> <new-port>`; null when malformed. */
