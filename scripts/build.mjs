@@ -48,6 +48,7 @@ run(process.execPath, [join(root, 'scripts', 'gen-lua.mjs')]);
 rmSync(dist, { recursive: true, force: true });
 run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist, '--emitDeclarationOnly']);
 rmSync(join(dist, 'fromConfig', 'yamlModule.bundle.d.ts'));
+rmSync(join(dist, 'connection', 'ioredis', 'ioredisModule.bundle.d.ts'));
 
 // Bundled: the ESM-only dependencies (p-defer). External: every other dependency and peer.
 const BUNDLED = ['p-defer'];
@@ -72,6 +73,13 @@ await build({
         b.onResolve({ filter: /\/yamlModule\.js$/ }, (args) => ({ path: join(args.resolveDir, 'yamlModule.bundle.ts') }));
       },
     },
+    {
+      // ioredis is an optional peer: the bundle requires it on the first Redisson.create, not when it loads.
+      name: 'ioredis-module',
+      setup(b) {
+        b.onResolve({ filter: /\/ioredisModule\.js$/ }, (args) => ({ path: join(args.resolveDir, 'ioredisModule.bundle.ts') }));
+      },
+    },
   ],
 });
 
@@ -90,6 +98,10 @@ const unseen = actual.filter((n) => !lexed.has(n));
 if (unseen.length > 0) fail(`cjs-module-lexer does not see these exports of dist/cjs/index.js: ${unseen.join(', ')}`);
 if (/import\.meta|createRequire/.test(code)) fail('dist/cjs/index.js uses import.meta or createRequire');
 if (/require\(["']p-defer["']\)/.test(code)) fail('dist/cjs/index.js requires p-defer instead of bundling it');
+// ioredis (an optional peer) is required in exactly one place, the loader called by Redisson.create.
+if ((code.match(/require\(["']ioredis["']\)/g) ?? []).length !== 1 || /^(var|const|let) [\w$]+ = (__toESM\()?require\(["']ioredis["']\)/m.test(code)) {
+  fail('dist/cjs/index.js requires ioredis when it loads, or in more than one place');
+}
 
 writeFileSync(
   join(dist, 'index.js'),

@@ -68,6 +68,7 @@ export {
   RedissonError,
   RedissonShutdownError,
   RedissonConfigError,
+  RedisDriverMissingError,
   type NodeVote,
   type PlacedName,
 } from './errors.js';

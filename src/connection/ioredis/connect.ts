@@ -2,7 +2,7 @@
  * A client's connections on ioredis, made from the `redis` option: a single server, a Sentinel master or a
  * Redis Cluster; and how they follow the topology (a Sentinel's `+switch-master`, a cluster's failovers).
  */
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { ResolvedOptions } from '../../config.js';
 import type { CommandGate, Connections, MasterSwitch, WaiterWaker } from '../driver.js';
 import { TransportChoice } from '../transport.js';
@@ -12,6 +12,7 @@ import { IoredisConnection } from './IoredisConnection.js';
 import { IoredisSubscriber } from './IoredisSubscriber.js';
 import { followsMaster, isRedisInstance, isSentinelMode } from './recognize.js';
 import { SentinelFollower } from './sentinel.js';
+import { loadIoredis } from './ioredisModule.js';
 import type { RedisConnection } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ import type { RedisConnection } from './types.js';
  * made that way; an instance passed in that would replay is duplicated. The subscriber is always our own.
  */
 export function connectIoredis(options: ResolvedOptions): Connections {
+  // Loaded here, on the first client: the published build loads without ioredis (an optional peer).
+  const ioredis = loadIoredis();
   const redis = options.redis;
   const cluster = clusterSetup(redis, options);
   let connection: RedisConnection;
@@ -26,7 +29,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   if (cluster) {
     // Connections of our own, made from the nodes and options given: the command connection never
     // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
-    connection = new Cluster(cluster.nodes, cluster.command);
+    connection = new ioredis.Cluster(cluster.nodes, cluster.command);
     owns = true;
     connection.on('error', () => undefined);
   } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
@@ -34,7 +37,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
     owns = false;
   } else {
     const noReplay = { autoResendUnfulfilledCommands: false };
-    connection = isRedisInstance(redis) ? redis.duplicate(noReplay) : typeof redis === 'string' ? new Redis(redis, noReplay) : new Redis({ ...(redis as RedisOptions), ...noReplay });
+    connection = isRedisInstance(redis) ? redis.duplicate(noReplay) : typeof redis === 'string' ? new ioredis.Redis(redis, noReplay) : new ioredis.Redis({ ...(redis as RedisOptions), ...noReplay });
     owns = true;
     // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
     // disturb the caller's own connection.)
@@ -46,7 +49,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   const sentinel = cluster === null && isSentinelMode(connection as Redis);
   // The subscriber's subscriptions are PublishSubscribe's: ioredis neither queues nor replays them.
   const subscriberConnection: RedisConnection = cluster
-    ? new Cluster(cluster.nodes, cluster.subscriber)
+    ? new ioredis.Cluster(cluster.nodes, cluster.subscriber)
     : (connection as Redis).duplicate({
         keyPrefix: '',
         lazyConnect: true,

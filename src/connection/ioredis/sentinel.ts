@@ -9,7 +9,8 @@
  * replica counts, and only then lets the held commands go. Self-contained: it knows ioredis and a narrow gate.
  */
 import { isIP } from 'node:net';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { loadIoredis } from './ioredisModule.js';
 import type { CommandGate, MasterSwitch } from '../driver.js';
 
 export type { MasterSwitch };
@@ -92,7 +93,7 @@ export class SentinelFollower {
     gate.admitWhen(() => this.#target === null || connectedTo(command, this.#target));
     for (const redis of [command, subscriber]) redis.on('ready', () => this.#check(redis));
     for (const sentinel of options.sentinels) {
-      const watcher = new Redis({
+      const watcher = new (loadIoredis().Redis)({
         host: sentinel.host ?? '127.0.0.1',
         port: sentinel.port ?? 26_379,
         ...(options.sentinelUsername ? { username: options.sentinelUsername } : {}),
