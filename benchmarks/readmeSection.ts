@@ -1,11 +1,12 @@
 /**
- * Keeps the top-level README's benchmark section equal to the latest full run: the run's header (machine,
- * versions, command), its latency table, its targets table and the handoff chart, between markers.
+ * Keeps the benchmark guide (docs/guides/benchmarks.md, linked from README) equal to the latest full run: the
+ * run's header (machine, versions, command), its latency table, its targets table and the handoff chart,
+ * between markers.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const README = fileURLToPath(new URL('../README.md', import.meta.url));
+const README = fileURLToPath(new URL('../docs/guides/benchmarks.md', import.meta.url));
 const START = '<!-- bench:start -->';
 const END = '<!-- bench:end -->';
 
@@ -17,7 +18,7 @@ function section(markdown: string, title: string): string {
   return markdown.slice(start, next < 0 ? undefined : next).trim();
 }
 
-/** Rewrites the README section from a full run's markdown; returns false when the markers are missing. */
+/** Rewrites the guide's section from a full run's markdown; returns false when the markers are missing. */
 export function updateReadme(markdown: string): boolean {
   const readme = readFileSync(README, 'utf8');
   const from = readme.indexOf(START);
@@ -26,10 +27,10 @@ export function updateReadme(markdown: string): boolean {
   const header = markdown.split('\n### ')[0]?.replace(/^## .*\n+/, '').trim() ?? '';
   const body = [
     header,
-    '![Lock handoff latency per implementation, log scale](benchmarks/results/bench-full-handoff.svg)',
+    '![Lock handoff latency per implementation, log scale](../../benchmarks/results/bench-full-handoff.svg)',
     section(markdown, 'Latency').replace(/^### /, '#### '),
     section(markdown, 'Targets').replace(/^### /, '#### '),
-    'Contention, many locks and many waiters: [benchmarks/results/bench-full.md](benchmarks/results/bench-full.md).',
+    'Contention, many locks and many waiters: [benchmarks/results/bench-full.md](../../benchmarks/results/bench-full.md).',
   ].join('\n\n');
   writeFileSync(README, `${readme.slice(0, from + START.length)}\n${body}\n${readme.slice(to)}`);
   return true;

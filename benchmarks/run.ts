@@ -175,8 +175,8 @@ async function main(): Promise<void> {
     const { markdown, files } = writeReport(results, values.out, quick ? 'bench-quick' : 'bench-full');
     process.stdout.write(`${markdown}\n`);
     process.stdout.write(`Took ${Math.round((performance.now() - started) / 1000)} s. Wrote ${files.join(', ')}\n`);
-    // A full run into the default folder is "the latest": README shows it.
-    if (!quick && values.out === defaultOut && updateReadme(markdown)) process.stdout.write('Updated the benchmark section of README.md\n');
+    // A full run into the default folder is "the latest": docs/guides/benchmarks.md shows it.
+    if (!quick && values.out === defaultOut && updateReadme(markdown)) process.stdout.write('Updated the benchmark section of docs/guides/benchmarks.md\n');
   } finally {
     progress.done();
     await Promise.allSettled(workers.map((w) => w.stop()));

@@ -1,14 +1,14 @@
-// Renders README's Reliability section from the fault suite's figures (test/faults/).
+// Renders the Reliability guide's tables (docs/guides/reliability.md) from the fault suite's figures (test/faults/).
 //
-//   npm run reliability:report                 run the fault suite, keep its figures, rewrite README's section
+//   npm run reliability:report                 run the fault suite, keep its figures, rewrite the guide's section
 //   npm run reliability:report -- --no-run     keep the figures of the last run (test/faults/results/last-run.json)
-//                                              and rewrite README's section
-//   npm run reliability:report -- --render     rewrite README's section from the kept figures only
-//   npm run reliability:report -- --check      exit 1 when README's section differs from the kept figures
+//                                              and rewrite the guide's section
+//   npm run reliability:report -- --render     rewrite the guide's section from the kept figures only
+//   npm run reliability:report -- --check      exit 1 when the guide's section differs from the kept figures
 //   npm run reliability:report -- --print      print the rendered section
 //
 // Every run of the suite (also inside `npm test`) writes last-run.json, which git ignores; this script
-// copies it to reliability.json, which is committed, so README's table is reproducible from the clone.
+// copies it to reliability.json, which is committed, so the guide's table is reproducible from the clone.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS = path.join(ROOT, 'test', 'faults', 'results');
 const LAST_RUN = path.join(RESULTS, 'last-run.json');
 const KEPT = path.join(RESULTS, 'reliability.json');
-const README = path.join(ROOT, 'README.md');
+const README = path.join(ROOT, 'docs', 'guides', 'reliability.md');
 const SUITE = 'test/faults/faults.history.test.ts';
 // The family's rows (issue 24): one figures file per test file, last-run.<suite>.json.
 const FAMILY = ['locks', 'sync', 'topologies'];
@@ -38,7 +38,7 @@ function renderFamily(scenarios) {
   if (!Array.isArray(scenarios) || scenarios.length === 0) return [];
   const lines = [
     '',
-    'The rest of the family (`test/faults/faults.{locks,sync,topologies}.test.ts`, one Redis server per file, run side by side): worker processes with 2 flows each sharing the process\'s one object (the shared-object pattern; RedLock: 1 flow, see its test), judged by the same checker with each primitive\'s rule (`test/faults/rules/`): no two exclusive holds together, a writer with nobody else, never more holders than permits; exclusive holds do the GET/SET counter section.',
+    'The rest of the family (`test/faults/faults.{locks,sync,topologies}.test.ts`, one Redis server per file, run side by side; the Cluster row on a 3-master cluster of its own): worker processes with 2 flows each sharing the process\'s one object (the shared-object pattern; RedLock: 1 flow, see its test), judged by the same checker with each primitive\'s rule (`test/faults/rules/`): no two exclusive holds together, a writer with nobody else, never more holders than permits; exclusive holds do the GET/SET counter section.',
     '',
     '| primitive | faults | workers × flows | load | holds | holds together the rule forbids (holder not told) | lost increments | stuck waiters | holds left behind | max recovery | its own figure | errors seen by the workers | asserted | result |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -47,7 +47,7 @@ function renderFamily(scenarios) {
     const latch = s.primitive === 'latch';
     lines.push(
       `| ${[
-        LABELS[s.primitive] ?? s.primitive,
+        s.id === 'cluster-failover' ? 'RLock (Redis Cluster)' : (LABELS[s.primitive] ?? s.primitive),
         s.fault,
         `${s.workers} × ${s.flows}`,
         `${s.loadMs / 1000} s`,
@@ -149,7 +149,7 @@ function readJson(file) {
 function replaceSection(readme, body) {
   const from = readme.indexOf(START);
   const to = readme.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} region`);
+  if (from < 0 || to < from) throw new Error(`docs/guides/reliability.md has no ${START} … ${END} region`);
   return `${readme.slice(0, from + START.length)}\n${body}\n${readme.slice(to)}`;
 }
 
@@ -158,7 +158,7 @@ function main(args) {
   if (args.includes('--check')) {
     const expected = replaceSection(readme, renderSection(readJson(KEPT)));
     if (expected === readme) return 0;
-    process.stderr.write('README.md\'s Reliability section differs from test/faults/results/reliability.json: run `npm run reliability:report -- --render`.\n');
+    process.stderr.write('docs/guides/reliability.md\'s section differs from test/faults/results/reliability.json: run `npm run reliability:report -- --render`.\n');
     return 1;
   }
   if (args.includes('--print')) {
@@ -182,7 +182,7 @@ function main(args) {
     writeFileSync(KEPT, `${JSON.stringify(kept, null, 2)}\n`);
   }
   writeFileSync(README, replaceSection(readme, renderSection(readJson(KEPT))));
-  process.stdout.write(`README.md Reliability section rewritten from ${path.relative(ROOT, KEPT)}\n`);
+  process.stdout.write(`docs/guides/reliability.md rewritten from ${path.relative(ROOT, KEPT)}\n`);
   return status;
 }
 

@@ -54,6 +54,7 @@ export interface LockLostEvent {
   readonly name: string;
   /** Client id (UUID) of the owner. */
   readonly clientId: string;
+  /** Thread id of the owner (`<clientId>:<threadId>` is its hash field). */
   readonly threadId: number;
 }
 
@@ -66,7 +67,12 @@ export interface RedissonEventMap {
   /** A watchdog-renewed lock was found gone (lease ran out, key deleted, Redis lost its data). */
   lockLost: [LockLostEvent];
   /** A background renewal failed; it is retried on the next tick. */
-  renewalError: [{ readonly error: unknown }];
+  renewalError: [
+    {
+      /** What the renewal batch failed with. */
+      readonly error: unknown;
+    },
+  ];
   /** An error of one of the client's connections, as ioredis reports it (only emitted while listened to). */
   error: [Error];
   /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
@@ -203,7 +209,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /**
    * Creates a client from a Java Redisson config: a YAML or JSON file (path or `file:` URL) in Redisson's
    * `Config.fromYAML` format, or that object already parsed. Fields without meaning here are reported as
-   * warnings; unknown or unsupported ones throw. See README, "Configuration from Redisson files".
+   * warnings; unknown or unsupported ones throw. See docs/guides/configuration.md, "Configuration from Redisson files".
    * @throws RedissonConfigError listing every unknown or unsupported field (before connecting).
    * @example const client = Redisson.fromConfig('config/redisson.yaml');
    */
@@ -239,10 +245,10 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /**
    * Redisson's `getLock(name)`: a reentrant lock, wire-identical to Java's `RLock`.
    * Each returned object has its own thread id unless a `runInThread` flow or an explicit `threadId` says
-   * otherwise (see README, "Thread identity in Node").
+   * otherwise (see docs/guides/thread-identity.md).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getLock(name: string): RLock {
     requireName(name);
@@ -256,7 +262,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * token from `redisson_lock_token:{name}` (see {@link RedissonFencedLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getFencedLock(name: string): RedissonFencedLock {
     requireName(name);
@@ -272,7 +278,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string, TypeError when `backOff` has no `create()`.
    * @example client.getSpinLock('job', new ConstantBackOff().delay(10))
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getSpinLock(name: string, backOff?: BackOff): RedissonSpinLock {
     requireName(name);
@@ -287,7 +293,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantLock(name: string): RedissonNonReentrantLock {
     requireName(name);
@@ -302,7 +308,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const lock = client.getFairLock('payouts'); await lock.lock();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getFairLock(name: string): RedissonFairLock {
     requireName(name);
@@ -316,7 +322,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * `lock()` or `tryLock()` by the owner throws `IllegalMonitorStateError` (see {@link RedissonNonReentrantFairLock}).
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getNonReentrantFairLock(name: string): RedissonNonReentrantFairLock {
     requireName(name);
@@ -332,7 +338,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const rw = client.getReadWriteLock('catalog'); await rw.writeLock().lock();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getReadWriteLock(name: string): RedissonReadWriteLock {
     requireName(name);
@@ -396,7 +402,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const slots = client.getSemaphore('slots'); await slots.trySetPermits(3);
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getSemaphore(name: string): RSemaphore {
     requireName(name);
@@ -411,7 +417,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const seats = client.getPermitExpirableSemaphore('seats'); const id = await seats.acquire(30, TimeUnit.SECONDS);
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
     requireName(name);
@@ -425,7 +431,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * @throws TypeError | RangeError when `name` is not a non-empty string.
    * @example const done = client.getCountDownLatch('done'); await done.trySetCount(2); await done.await();
    * @throws CrossSlotNameError in a Redis Cluster, when the keys and channels of the name would not share one
-   *   hash slot (README, "Redis Cluster"); nothing is sent.
+   *   hash slot (docs/guides/deployments.md, "Redis Cluster"); nothing is sent.
    */
   getCountDownLatch(name: string): RCountDownLatch {
     requireName(name);
@@ -487,7 +493,12 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * connection and of the subscriber connection. The subscriber connects on the first wait for a release
    * message, so `wait` there means "not needed yet".
    */
-  connectionStatus(): { readonly command: string; readonly subscriber: string } {
+  connectionStatus(): {
+    /** Status of the command connection. */
+    readonly command: string;
+    /** Status of the subscriber connection. */
+    readonly subscriber: string;
+  } {
     return { command: this.#connections.command.status, subscriber: this.#connections.subscriber.status };
   }
 

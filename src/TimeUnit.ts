@@ -3,12 +3,19 @@
  * `tryLock(wait, TimeUnit.SECONDS)` and `tryLock(wait, lease)` can be told apart at run time.
  */
 export const TimeUnit = Object.freeze({
+  /** Nanoseconds; converted to milliseconds by truncation, as Java does. */
   NANOSECONDS: 'NANOSECONDS',
+  /** Microseconds; converted to milliseconds by truncation, as Java does. */
   MICROSECONDS: 'MICROSECONDS',
+  /** Milliseconds: the unit of every time given without one. */
   MILLISECONDS: 'MILLISECONDS',
+  /** Seconds. */
   SECONDS: 'SECONDS',
+  /** Minutes. */
   MINUTES: 'MINUTES',
+  /** Hours. */
   HOURS: 'HOURS',
+  /** Days. */
   DAYS: 'DAYS',
 } as const);
 

@@ -46,7 +46,7 @@ export interface RedissonOptions {
   /**
    * Who owns an acquisition that names no owner (no `threadId`, outside `runInThread`):
    * - `'acquisition'`: the lock object's own id while it is idle, a fresh id while it already holds or is
-   *   acquiring — one object shared by concurrent flows is safe (README, "Thread identity in Node");
+   *   acquiring — one object shared by concurrent flows is safe (docs/guides/thread-identity.md);
    * - `'object'`: always the object's own id, so its acquisitions re-enter each other, as one Java thread's —
    *   only for objects that one flow at a time uses.
    * @default 'acquisition'
@@ -112,36 +112,63 @@ export interface RedissonOptions {
 
 /** Options after defaults were applied and every value validated. */
 export interface ResolvedOptions {
+  /** The connection: a URL, ioredis options, cluster nodes, or an ioredis instance ({@link RedissonOptions.redis}). */
   readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
+  /** Lease (ms) of a lock taken without a lease time; renewed every third of it ({@link RedissonOptions.lockWatchdogTimeout}). */
   readonly lockWatchdogTimeout: number;
+  /** Locks renewed per script call ({@link RedissonOptions.lockWatchdogBatchSize}). */
   readonly lockWatchdogBatchSize: number;
+  /** A fair-lock waiter's wait (ms) when its call gives none ({@link RedissonOptions.fairLockWaitTimeout}). */
   readonly fairLockWaitTimeout: number;
+  /** Owner of an acquisition that names none ({@link RedissonOptions.lockOwnership}). */
   readonly lockOwnership: 'acquisition' | 'object';
+  /** Ms a wait waits for its channel subscription ({@link RedissonOptions.subscriptionTimeout}). */
   readonly subscriptionTimeout: number;
+  /** Ms a channel stays subscribed after its last waiter left with the lock ({@link RedissonOptions.subscriptionLinger}). */
   readonly subscriptionLinger: number;
+  /** Response timeout (ms) of every command, and the `shutdown()` budget ({@link RedissonOptions.timeout}). */
   readonly timeout: number;
+  /** Re-sends of an unlock or renewal whose reply was lost ({@link RedissonOptions.retryAttempts}). */
   readonly retryAttempts: number;
+  /** Maps object names to Redis names and back ({@link RedissonOptions.nameMapper}); identity by default. */
   readonly nameMapper: NameMapper;
+  /** Whether a lease below one second emits a process warning once ({@link RedissonOptions.shortLeaseWarning}). */
   readonly shortLeaseWarning: boolean;
+  /** Whether a write no replica confirmed is undone and retried ({@link RedissonOptions.checkLockSyncedSlaves}). */
   readonly checkLockSyncedSlaves: boolean;
+  /** Ms each write waits for its replicas ({@link RedissonOptions.slavesSyncTimeout}). */
   readonly slavesSyncTimeout: number;
+  /** Sharded pub/sub in a Redis Cluster: `'AUTO'`, `'ON'` or `'OFF'` ({@link RedissonOptions.shardedSubscriptionMode}). */
   readonly shardedSubscriptionMode: 'AUTO' | 'ON' | 'OFF';
 }
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
 export const DEFAULTS = Object.freeze({
+  /** Default of {@link RedissonOptions.redis}: a local server on the default port. */
   redis: 'redis://127.0.0.1:6379',
+  /** Default of {@link RedissonOptions.lockWatchdogTimeout} (ms), as Redisson's. */
   lockWatchdogTimeout: 30_000,
+  /** Default of {@link RedissonOptions.lockWatchdogBatchSize}, as Redisson's. */
   lockWatchdogBatchSize: 100,
+  /** Default of {@link RedissonOptions.fairLockWaitTimeout} (ms): Redisson's `threadWaitTime`. */
   fairLockWaitTimeout: 300_000,
+  /** Default of {@link RedissonOptions.lockOwnership}: an owner per acquisition. */
   lockOwnership: 'acquisition',
+  /** Default of {@link RedissonOptions.subscriptionTimeout} (ms), as Redisson's. */
   subscriptionTimeout: 7_500,
+  /** Default of {@link RedissonOptions.subscriptionLinger} (ms). */
   subscriptionLinger: 100,
+  /** Default of {@link RedissonOptions.timeout} (ms), as Redisson's. */
   timeout: 3_000,
+  /** Default of {@link RedissonOptions.retryAttempts}, as Redisson's. */
   retryAttempts: 4,
+  /** Default of {@link RedissonOptions.shortLeaseWarning}. */
   shortLeaseWarning: true,
+  /** Default of {@link RedissonOptions.checkLockSyncedSlaves}, as Redisson's. */
   checkLockSyncedSlaves: true,
+  /** Default of {@link RedissonOptions.slavesSyncTimeout} (ms), as Redisson's. */
   slavesSyncTimeout: 1_000,
+  /** Default of {@link RedissonOptions.shardedSubscriptionMode}, as Redisson's. */
   shardedSubscriptionMode: 'AUTO',
 });
 

@@ -45,18 +45,23 @@ export interface AcquireContext extends DiagnosticsTarget {
   waitedMs: number;
   /** Set by `tracePromise`: the outcome, or the error on `error`. */
   result?: unknown;
+  /** Set by `tracePromise`/`traceSync` at `error`: what the call threw or rejected with. */
   error?: unknown;
 }
 
 /** Context of `redisson-ts:wait`: one wait for a message on `channel`, within an acquire. */
 export interface WaitContext extends DiagnosticsTarget {
+  /** The channel waited on (the lock's, or a fair-lock waiter's own). */
   readonly channel: string;
   /** Longest wait (ms) before retrying anyway (the holder's TTL); `-1`: only a message ends it. */
   readonly timeoutMs: number;
   /** Set at `asyncEnd`: true when a message woke the waiter, false when `timeoutMs` ran out. */
   woken: boolean;
+  /** Set at `asyncEnd`/`error`: ms the wait lasted. */
   waitedMs: number;
+  /** Set by `tracePromise`/`traceSync` at `asyncEnd`: the call's outcome. */
   result?: unknown;
+  /** Set by `tracePromise`/`traceSync` at `error`: what the call threw or rejected with. */
   error?: unknown;
 }
 
@@ -69,7 +74,9 @@ export interface ReleaseContext extends DiagnosticsTarget {
   released: boolean;
   /** Set at `asyncEnd` of a lock's last release: ms since the owner's first acquisition (when it was traced). */
   heldMs?: number;
+  /** Set by `tracePromise`/`traceSync` at `asyncEnd`: the call's outcome. */
   result?: unknown;
+  /** Set by `tracePromise`/`traceSync` at `error`: what the call threw or rejected with. */
   error?: unknown;
 }
 
@@ -78,34 +85,53 @@ export interface RenewalContext {
   /** The renewal kind (`lock`, `readLock`, …). */
   readonly kind: string;
   /** The locks of the batch: Redis key and owner field (`<clientId>:<threadId>`). */
-  readonly locks: ReadonlyArray<{ readonly rawName: string; readonly field: string }>;
+  readonly locks: ReadonlyArray<{
+    /** The lock's Redis key. */
+    readonly rawName: string;
+    /** The owner's hash field, `<clientId>:<threadId>`. */
+    readonly field: string;
+  }>;
   /** Set at `asyncEnd`: locks renewed, and locks found gone (reported on `redisson-ts:lost`). */
   renewed: number;
+  /** Set at `asyncEnd`: locks of the batch found gone. */
   gone: number;
+  /** Set by `tracePromise`/`traceSync` at `asyncEnd`: the call's outcome. */
   result?: unknown;
+  /** Set by `tracePromise`/`traceSync` at `error`: what the call threw or rejected with. */
   error?: unknown;
 }
 
 /** Context of `redisson-ts:lost`. */
 export interface LostContext {
+  /** The lock's name as given to the client's `get…` method. */
   readonly name: string;
+  /** The lock's Redis key (the name mapped by the client's NameMapper). */
   readonly rawName: string;
   /** The renewal kind that held it (`lock`, `readLock`, …). */
   readonly kind: string;
+  /** The client's id (UUID). */
   readonly clientId: string;
+  /** The owner (thread id) whose hold was lost. */
   readonly owner: number;
   /** Ms since the owner's first traced acquisition, when known. */
   readonly heldMs?: number;
+  /** Set by `tracePromise`/`traceSync` at `asyncEnd`: the call's outcome. */
   result?: unknown;
+  /** Set by `tracePromise`/`traceSync` at `error`: what the call threw or rejected with. */
   error?: unknown;
 }
 
 /** Names of the tracing channels. */
 export const CHANNELS = Object.freeze({
+  /** One acquiring call: lock, tryLock, acquire, semaphore acquire, latch await. */
   acquire: 'redisson-ts:acquire',
+  /** One wait for a release message inside an acquire. */
   wait: 'redisson-ts:wait',
+  /** One unlock or semaphore release. */
   release: 'redisson-ts:release',
+  /** One watchdog renewal batch. */
   renewal: 'redisson-ts:renewal',
+  /** The client's handling of a lock found lost. */
   lost: 'redisson-ts:lost',
 } as const);
 

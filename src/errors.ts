@@ -4,7 +4,10 @@
  * releases and listed in docs/errors.md), on `instanceof`, or on `error.name`.
  */
 
-/** Every `code` an error of this library carries; docs/errors.md says when each is thrown. */
+/**
+ * Every `code` an error of this library carries; docs/errors.md (in the repository and in the installed package,
+ * `node_modules/redisson-ts/docs/errors.md`) says when each is thrown and what the error carries.
+ */
 export type RedissonErrorCode =
   | 'ERR_REDISSON_ERROR'
   | 'ERR_REDISSON_ILLEGAL_MONITOR_STATE'
@@ -61,6 +64,11 @@ export class RedissonError extends Error {
   /** The stable code of the error's class (`ERR_REDISSON_…`, see docs/errors.md). */
   declare readonly code: RedissonErrorCode;
 
+  /**
+   * Creates the error; its `name` and `code` are its class's.
+   * @param message what happened
+   * @param options `cause`: the error that led to this one
+   */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     // A subclass declared outside this file (without declareError) is still named after its class.
@@ -81,6 +89,11 @@ export class InvalidArgumentError extends TypeError {
   /** `ERR_REDISSON_INVALID_ARGUMENT`. */
   declare readonly code: RedissonErrorCode;
 
+  /**
+   * Creates the error; its `name` and `code` are its class's.
+   * @param message what was wrong with the input
+   * @param options `cause`: the error that led to this one
+   */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     ownCode(this);
@@ -100,6 +113,11 @@ export class ArgumentRangeError extends RangeError {
   /** `ERR_REDISSON_OUT_OF_RANGE`. */
   declare readonly code: RedissonErrorCode;
 
+  /**
+   * Creates the error; its `name` and `code` are its class's.
+   * @param message what was wrong with the input
+   * @param options `cause`: the error that led to this one
+   */
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     ownCode(this);
@@ -115,10 +133,17 @@ export class IllegalMonitorStateError extends RedissonError {
     declareError(this, 'IllegalMonitorStateError', 'ERR_REDISSON_ILLEGAL_MONITOR_STATE');
   }
 
+  /** The lock's name (as given to `get…`). */
   readonly lockName: string;
+  /** The client id (UUID) of the owner that made the call. */
   readonly clientId: string;
+  /** The thread id of the owner that made the call. */
   readonly threadId: number;
 
+  /**
+   * Creates the error for the owner `clientId:threadId` that called `unlock()` on `lockName`.
+   * @param message replaces Redisson's message (which names the owner and the ownership rule) when given
+   */
   constructor(lockName: string, clientId: string, threadId: number, message?: string, options?: { cause?: unknown }) {
     super(
       message ??
@@ -143,6 +168,7 @@ export class LockLostError extends IllegalMonitorStateError {
     declareError(this, 'LockLostError', 'ERR_REDISSON_LOCK_LOST');
   }
 
+  /** The lost lock's name and the owner that held it. */
   constructor(lockName: string, clientId: string, threadId: number) {
     super(
       lockName,
@@ -159,6 +185,10 @@ export class RedissonShutdownError extends RedissonError {
     declareError(this, 'RedissonShutdownError', 'ERR_REDISSON_SHUTDOWN');
   }
 
+  /**
+   * Creates the error.
+   * @param message defaults to `Redisson client is shut down`
+   */
   constructor(message = 'Redisson client is shut down', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -193,6 +223,10 @@ export class PermitNotHeldError extends RedissonError {
   /** The ids the call named. */
   readonly permitIds: readonly string[];
 
+  /**
+   * Creates the error, with Redisson's message.
+   * @param permitIds the permit ids the call named
+   */
   constructor(message: string, permitIds: readonly string[]) {
     super(message);
     this.permitIds = permitIds;
@@ -218,13 +252,17 @@ export class RedisConnectionError extends RedissonError {
     declareError(this, 'RedisConnectionError', 'ERR_REDISSON_CONNECTION');
   }
 
+  /** The server the client could not reach, `host:port`. */
   readonly address: string;
   /** Milliseconds the call waited for the connection. */
   readonly elapsedMs: number;
   /** What ended the wait (see {@link ConnectionWait.limit}). */
   readonly limit: string;
 
-  /** @param wait how long the call waited and why it stopped; a number `n` means `timeout n ms`, waited in full. */
+  /**
+   * Creates the error; the message names the address, the time waited, the limit and the last error.
+   * @param wait how long the call waited and why it stopped; a number `n` means `timeout n ms`, waited in full
+   */
   constructor(address: string, wait: number | ConnectionWait, cause?: unknown) {
     const w = typeof wait === 'number' ? { elapsedMs: wait, limit: `timeout ${wait} ms` } : wait;
     const why = cause instanceof Error ? `; last error: ${cause.message}` : '';
@@ -252,6 +290,10 @@ export class ConnectionLostError extends RedissonError {
     declareError(this, 'ConnectionLostError', 'ERR_REDISSON_CONNECTION_LOST');
   }
 
+  /**
+   * Creates the error.
+   * @param message defaults to saying that whether the command ran is unknown
+   */
   constructor(message = 'connection to Redis closed before the reply arrived; whether the command ran is unknown', options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -285,8 +327,14 @@ export class QuorumError extends RedissonError {
 
   /** Members that must be acquired: all for a MultiLock, a majority (`n/2 + 1`) for a RedLock. */
   readonly required: number;
+  /** Each member's answer in the last round, in member order. */
   readonly votes: readonly NodeVote[];
 
+  /**
+   * Creates the error; the message counts the votes of each kind.
+   * @param required members that must be acquired
+   * @param votes each member's answer
+   */
   constructor(required: number, votes: readonly NodeVote[], options?: { cause?: unknown }) {
     const count = (v: NodeVote['vote']): number => votes.filter((x) => x.vote === v).length;
     super(
@@ -309,8 +357,18 @@ export class RedissonConfigError extends RedissonError {
   }
 
   /** One entry per problem: the field's path (`singleServerConfig.adress`) and what is wrong with it. */
-  readonly problems: readonly { readonly path: string; readonly problem: string }[];
+  readonly problems: readonly {
+    /** The field's path, e.g. `singleServerConfig.adress`. */
+    readonly path: string;
+    /** What is wrong with it. */
+    readonly problem: string;
+  }[];
 
+  /**
+   * Creates the error; the message lists every problem.
+   * @param source what the configuration came from (its file, or the object given), as the message names it
+   * @param problems every problem found
+   */
   constructor(source: string, problems: readonly { readonly path: string; readonly problem: string }[], options?: { cause?: unknown }) {
     super(`Redisson config ${source}: ${problems.map((p) => `\`${p.path}\` ${p.problem}`).join('; ')}`, options);
     this.problems = problems;
@@ -332,6 +390,10 @@ export class NoSyncedSlavesError extends RedissonError {
   /** Replicas that confirmed it within `slavesSyncTimeout`. */
   readonly synced: number;
 
+  /**
+   * Creates the error, with Redisson's message followed by the counts.
+   * @param timeoutMs the `slavesSyncTimeout` the write waited
+   */
   constructor(expected: number, synced: number, timeoutMs: number) {
     super(`None of slaves were synced: ${synced} of ${expected} replicas confirmed the write within ${timeoutMs} ms (slavesSyncTimeout)`);
     this.expected = expected;
@@ -365,6 +427,10 @@ export class DuplicateLockMemberError extends RedissonError {
   /** The server both reach (`run_id …, db N`), or `null` when one client made both members. */
   readonly server: string | null;
 
+  /**
+   * Creates the error; the message says why the duplicate cannot work and what to pass instead.
+   * @param kind which multilock was given the duplicate; the other arguments are the properties of the same names
+   */
   constructor(kind: 'RedLock' | 'MultiLock', indexes: readonly [number, number], lockName: string, server: string | null) {
     const which = `${kind} members #${indexes[0]} and #${indexes[1]} are one lock '${lockName}'`;
     const red = kind === 'RedLock';
@@ -384,6 +450,7 @@ export class DuplicateLockMemberError extends RedissonError {
 
 /** One key or channel of a {@link CrossSlotNameError}: where Redis Cluster would put it. */
 export interface PlacedName {
+  /** A Redis key, or a pub/sub channel. */
   readonly type: 'key' | 'channel';
   /** What it is: `the lock hash`, `the latch channel`, `unlock latches`, … */
   readonly role: string;
@@ -420,6 +487,11 @@ export class CrossSlotNameError extends RedissonError {
   /** A name that fits (all keys and channels in one slot), or null when no simple rewrite does. */
   readonly suggestion: string | null;
 
+  /**
+   * Creates the error; the message gives each name's slot and the fix.
+   * @param method the `get…` method called
+   * @param keyPrefix the ioredis `keyPrefix` (`''` for none)
+   */
   constructor(method: string, objectName: string, primitive: string, names: readonly PlacedName[], suggestion: string | null, keyPrefix: string) {
     const where = (n: PlacedName): string => {
       const shown = `${n.type} \`${n.name}${n.rest ?? ''}\` (${n.role})`;

@@ -34,32 +34,58 @@ const FROM_CONFIG_KEYS = ['nameMappers', 'env', 'onWarning'] as const;
 
 /** One server address of a config, `redis://[user:password@]host:port` (`rediss://`: TLS). */
 export interface ServerAddress {
+  /** Host name or IP address. */
   readonly host: string;
+  /** Port. */
   readonly port: number;
+  /** True for a `rediss://` address. */
   readonly tls: boolean;
 }
 
 /** What a config file says, read whatever its topology: the options, plus the servers of a sentinel or cluster. */
 export type RedissonConfig =
-  | { readonly mode: 'single'; readonly options: RedissonOptions; readonly warnings: readonly string[] }
   | {
-      readonly mode: 'sentinel';
-      /** Every option but `redis` (which `optionsFromConfig` makes from {@link sentinel}). */
+      /** `singleServerConfig`. */
+      readonly mode: 'single';
+      /** The client options, `redis` included. */
       readonly options: RedissonOptions;
+      /** Fields accepted but without meaning here, one message each. */
+      readonly warnings: readonly string[];
+    }
+  | {
+      /** `sentinelServersConfig`. */
+      readonly mode: 'sentinel';
+      /** Every option but `redis` (which `optionsFromConfig` makes from `sentinel`). */
+      readonly options: RedissonOptions;
+      /** The Sentinel deployment. */
       readonly sentinel: {
+        /** `masterName`. */
         readonly masterName: string;
+        /** `sentinelAddresses`. */
         readonly sentinels: readonly ServerAddress[];
+        /** `sentinelUsername`, for the Sentinels themselves. */
         readonly sentinelUsername?: string;
+        /** `sentinelPassword`, for the Sentinels themselves. */
         readonly sentinelPassword?: string;
         /** Connection options of the master (db, credentials, timeouts). */
         readonly connection: RedisOptions;
       };
+      /** Fields accepted but without meaning here, one message each. */
       readonly warnings: readonly string[];
     }
   | {
+      /** `clusterServersConfig`. */
       readonly mode: 'cluster';
+      /** Every option but `redis` (made from `cluster`). */
       readonly options: RedissonOptions;
-      readonly cluster: { readonly nodes: readonly ServerAddress[]; readonly connection: RedisOptions };
+      /** The cluster. */
+      readonly cluster: {
+        /** `nodeAddresses`. */
+        readonly nodes: readonly ServerAddress[];
+        /** Connection options of every node (credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      /** Fields accepted but without meaning here, one message each. */
       readonly warnings: readonly string[];
     };
 

@@ -67,6 +67,7 @@ export interface AcquireRequest {
  * @typeParam T what an acquisition yields (`void`; a fencing token for FencedLock).
  */
 export abstract class BaseLock<T = void> {
+  /** @internal The client's shared state: options, connections, subscriptions, the watchdog. */
   protected readonly ctx: ClientContext;
   readonly #name: string;
   /** The Redis key: the name mapped by the client's NameMapper. */
@@ -180,7 +181,7 @@ export abstract class BaseLock<T = void> {
 
   /**
    * The owner id of this object's current hold when it holds the lock without a named owner, else the
-   * object's own id (the one an acquisition on the idle object uses). See README, "Thread identity".
+   * object's own id (the one an acquisition on the idle object uses). See docs/guides/thread-identity.md.
    */
   get threadId(): number {
     return this.#auto.current ?? this.#auto.primary;
@@ -328,7 +329,7 @@ export abstract class BaseLock<T = void> {
     return (await this.ctx.executor.command('EXISTS', this.rawName)) === 1;
   }
 
-  /** True when the current owner (see README, "Thread identity") holds the lock. */
+  /** True when the current owner (see docs/guides/thread-identity.md) holds the lock. */
   isHeldByCurrentThread(options?: OwnerOptions): Promise<boolean> {
     return this.isHeldByThread(this.owner(parseOwnerOptions(options)));
   }

@@ -12,7 +12,7 @@ import { NON_REENTRANT_REACQUIRE } from './RedissonNonReentrantLock.js';
  * Other owners queue for it as for a {@link RedissonFairLock} (and share the queue with fair lock holders and
  * waiters of the same name, Java's included). The owner that holds it gets an `IllegalMonitorStateError`
  * from `lock()` and `tryLock()` alike, as in Redisson: the hold count stays 1 and one `unlock()` releases.
- * "Owner" is the thread id (see README, "Thread identity").
+ * "Owner" is the thread id (see docs/guides/thread-identity.md).
  * @example
  * const lock = client.getNonReentrantFairLock('settlement');
  * await lock.lock();

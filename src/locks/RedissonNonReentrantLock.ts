@@ -17,7 +17,7 @@ export const NON_REENTRANT_REACQUIRE = 'NON_REENTRANT_REACQUIRE';
  * Other owners contend for it as for an RLock (and exclude RLock holders of the same name, and the
  * reverse). The owner that holds it gets an {@link IllegalMonitorStateError} from `lock()` and `tryLock()`
  * alike, as in Redisson, instead of a second hold: the hold count stays 1 and one `unlock()` releases.
- * "Owner" is the thread id (see README, "Thread identity"): two lock objects of the same name used in one
+ * "Owner" is the thread id (see docs/guides/thread-identity.md): two lock objects of the same name used in one
  * `runInThread` flow, or with the same explicit `threadId`, are one owner.
  * @example
  * const lock = client.getNonReentrantLock('import-job');

@@ -15,7 +15,7 @@ import { RedissonWriteLock } from './RedissonWriteLock.js';
  * may take the read lock too, and releasing its write lock then keeps the lock in read mode (downgrade); a
  * reader cannot take the write lock (no upgrade: it would wait for itself).
  *
- * Acquisitions that name no owner follow README's "Thread identity in Node": the object's own id while it is
+ * Acquisitions that name no owner follow docs/guides/thread-identity.md: the object's own id while it is
  * idle, a fresh owner while either half holds or is acquiring. A write→read downgrade is re-entry by the
  * same owner, so it needs one: `runInThread`, an explicit `threadId`, or the write hold's `threadId`.
  * @example

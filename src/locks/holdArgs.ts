@@ -13,7 +13,7 @@ export interface HoldOptions {
   leaseTime?: number;
   /** Aborts the wait: the call rejects with `signal.reason` and leaves nothing behind. */
   signal?: AbortSignal;
-  /** Owner id; by default each acquisition gets its own (see README, "Thread identity"). */
+  /** Owner id; by default each acquisition gets its own (see docs/guides/thread-identity.md). */
   threadId?: number;
 }
 

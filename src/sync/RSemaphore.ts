@@ -6,7 +6,7 @@
  *
  * Waiters: one attempt; then subscribe, attempt again, and wait for a message — there is no time-based
  * retry, as in Redisson, so every path that frees permits publishes. A message `v` wakes up to `v` local
- * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see README "Semaphore fairness".
+ * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see docs/guides/synchronizers.md and COMPATIBILITY.md.
  */
 import type { ClientContext } from '../ClientContext.js';
 import { mapName } from '../config.js';

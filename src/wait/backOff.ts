@@ -89,6 +89,10 @@ export class ExponentialBackOffPolicy implements BackOffPolicy {
   #next: number;
   #fails = 0;
 
+  /**
+   * Starts the sequence at `initialDelay` ms; each next sleep is the previous one times `multiplier` plus a
+   * jitter, at most `maxDelay` ms.
+   */
   constructor(
     initialDelay: number,
     private readonly maxDelay: number,

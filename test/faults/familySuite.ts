@@ -48,8 +48,9 @@ export interface FamilySuite {
    * `unflaggedAllowed`: holds together that no holder was told of are recorded, not failed (a semaphore's
    * holders have no lockLost to be told by). `unrecoveredAllowed`: a fault after which nobody acquires is
    * recorded (a semaphore whose permits a killed holder took). `latch`: the latch has no holds; its own checks only.
+   * `raw`: the parent's connection to the deployment the spec names (a Cluster for `clusterNodes`) instead of the suite's server.
    */
-  run(spec: ScenarioSpec, checks: (result: ScenarioResult) => void, options?: { unflaggedAllowed?: boolean; unrecoveredAllowed?: boolean; latch?: boolean }): Promise<ScenarioResult>;
+  run(spec: ScenarioSpec, checks: (result: ScenarioResult) => void, options?: { unflaggedAllowed?: boolean; unrecoveredAllowed?: boolean; latch?: boolean; raw?: Redis }): Promise<ScenarioResult>;
   readonly redis: () => TestRedis;
 }
 
@@ -80,7 +81,7 @@ export function useFamilySuite(suite: string): FamilySuite {
   return {
     redis: () => redis,
     run: async (spec, checks, options = {}) => {
-      const result = await runScenario(spec, redis.url, redis.server, raw);
+      const result = await runScenario(spec, redis.url, options.raw ? null : redis.server, options.raw ?? raw);
       const entry = { result, passed: false };
       results.push(entry);
       const { report } = result;

@@ -1,6 +1,6 @@
 /**
- * Fault-suite rows of the lock family (issue 24): FairLock (FIFO order against the queue Redis showed:
- * recorded), ReadWriteLock (no writer with any other holder; readers together), FencedLock (tokens strictly
+ * Fault-suite rows of the lock family (issue 24): FairLock (FIFO order against the queue and deadlines Redis
+ * showed), ReadWriteLock (no writer with any other holder; readers together), FencedLock (tokens strictly
  * increasing while Redis keeps its data). 3 worker processes × 2 flows sharing each process's one object.
  * Two rows each: the covered faults (kill -9 of a holder, CLIENT KILL normal and pubsub) asserted; a data
  * loss and stalls beyond the lease recorded (see ./familySuite.ts).
@@ -10,7 +10,9 @@ import { COVERED, HAZARD, covered, coveredFaults, hazardFaults, useFamilySuite }
 import type { Primitive } from './primitives.js';
 
 const suite = useFamilySuite('locks');
-const base = { workers: 3, flows: 2, loadMs: 3_000, leaseMs: -1, watchdogMs: 1_500, fairLockWaitTimeout: 500 };
+// loadMs: the last covered fault strikes at 2.5 s; a FairLock waiter that lost its wake-up may hold the queue's head
+// for up to its 500 ms deadline, so the window leaves 1.5 s for the acquisition that counts as recovery.
+const base = { workers: 3, flows: 2, loadMs: 4_000, leaseMs: -1, watchdogMs: 1_500, fairLockWaitTimeout: 500 };
 const COVERED_FAULTS = 'kill -9 of a holder, CLIENT KILL normal, CLIENT KILL pubsub';
 const HAZARD_FAULTS = 'Redis restart (data lost), CLIENT PAUSE 1.4 s and SIGSTOP 1.6 s > lease';
 
@@ -19,13 +21,13 @@ describe.each<[Primitive, string]>([
   ['readWrite', 'ReadWriteLock'],
   ['fencedLock', 'FencedLock'],
 ])('fault suite: %s', (primitive, label) => {
-  it(`${label}, covered faults: the rule holds, no lost increment${primitive === 'fairLock' ? ', FIFO recorded' : ''}${primitive === 'fencedLock' ? ', tokens increase' : ''}`, async () => {
+  it(`${label}, covered faults: the rule holds, no lost increment${primitive === 'fairLock' ? ', FIFO order kept' : ''}${primitive === 'fencedLock' ? ', tokens increase' : ''}`, async () => {
     await suite.run({ ...base, primitive, id: `${primitive}-covered`, fault: COVERED_FAULTS, asserts: COVERED, inject: coveredFaults }, (result) => {
       covered(result);
       if (primitive === 'fencedLock') expect(result.extra.tokens?.regressions, JSON.stringify(result.extra.tokens)).toBe(0);
-      // FIFO is recorded, not asserted, under these faults: 0–1 pairs out of queue order per run were seen
-      // (once two flows of one process), not yet explained — the checker or the lock. See the report's figure.
-      if (primitive === 'fairLock') expect(result.extra.fifoViolations).toBeDefined();
+      // FIFO: nobody is served ahead of a waiter queued before it, unless that waiter's deadline had passed
+      // (Redisson's own rule drops it) or its wait failed (it queues again) — see rules/index.ts.
+      if (primitive === 'fairLock') expect(result.extra.fifoSamples, 'pairs served out of queue order').toEqual([]);
     });
   });
 

@@ -10,7 +10,7 @@
  * loop goes on (ioredis reconnects by itself). The process leaves when the parent goes away.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { Redisson, RedissonError } from '../../src/index.js';
 import type { HistoryEvent } from './history.js';
 import { runLatch } from './latchWorker.js';
@@ -40,6 +40,8 @@ export interface HistoryWorkerOptions {
   readonly latchReleaser?: boolean;
   /** FairLock: `fairLockWaitTimeout`, how long a dead waiter's queue entry may block the queue. */
   readonly fairLockWaitTimeout?: number;
+  /** A Redis Cluster instead of `url`: its startup nodes (the client and the counter's connection use them). */
+  readonly clusterNodes?: readonly { readonly host: string; readonly port: number }[];
 }
 
 /** IPC from the parent: first `setup`, then `go`. */
@@ -88,7 +90,7 @@ async function run(): Promise<void> {
   // writeSync to a regular file: in the page cache before the next line of code, whatever kills us next.
   const log = (event: HistoryEvent): void => void writeSync(fd, `${JSON.stringify(event)}\n`);
   const client = Redisson.create({
-    redis: o.url,
+    redis: o.clusterNodes ? { clusterNodes: [...o.clusterNodes] } : o.url,
     lockWatchdogTimeout: o.lockWatchdogTimeout,
     shortLeaseWarning: false,
     ...(o.fairLockWaitTimeout !== undefined ? { fairLockWaitTimeout: o.fairLockWaitTimeout } : {}),
@@ -96,7 +98,8 @@ async function run(): Promise<void> {
   const members = (o.memberUrls ?? []).map((url) => Redisson.create({ redis: url, lockWatchdogTimeout: o.lockWatchdogTimeout, shortLeaseWarning: false }));
   // The counter goes over a connection of its own: the client's connection never replays a command
   // whose reply was lost, and a raw GET there could wait forever. A replayed GET/SET is harmless here.
-  const data = new Redis(o.url);
+  // A Cluster answers GET/SET as a Redis does (the latch, which needs a Redis, never runs on one).
+  const data = o.clusterNodes ? (new Cluster([...o.clusterNodes]) as unknown as Redis) : new Redis(o.url);
   data.on('error', () => undefined);
   const onLost = (): void => log({ k: 'lost', t: now() });
   for (const c of [client, ...members]) c.on('lockLost', onLost);

@@ -3,7 +3,7 @@
  * scenario's injector strike meanwhile, waits for every worker to finish (a hang guard, not a timing
  * assertion), and hands the logs to the history checker.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
@@ -38,6 +38,8 @@ export interface ScenarioSpec {
   readonly fairLockWaitTimeout?: number;
   /** RedLock: the member servers' URLs. */
   readonly memberUrls?: readonly string[];
+  /** A Redis Cluster's startup nodes: the workers connect there instead of the URL (`raw` must be a Cluster). */
+  readonly clusterNodes?: readonly { readonly host: string; readonly port: number }[];
 }
 
 /** The primitives whose holders are fields of the hash at the object's name. */
@@ -122,6 +124,7 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
       ...(spec.permits !== undefined ? { permits: spec.permits } : {}),
       ...(spec.fairLockWaitTimeout !== undefined ? { fairLockWaitTimeout: spec.fairLockWaitTimeout } : {}),
       ...(spec.memberUrls ? { memberUrls: spec.memberUrls } : {}),
+      ...(spec.clusterNodes ? { clusterNodes: spec.clusterNodes } : {}),
       latchReleaser: id === 'w1',
     });
     const armed = await guard(field, 30_000, `worker ${id} armed`);
@@ -225,6 +228,7 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
     if (primitive === 'fencedLock') Object.assign(extra, { tokens: checkTokens(parsedHolds(histories, endT, lease), faults) });
     if (primitive === 'fairLock') {
       const errs = new Map(histories.map((h) => [h.id, h.events.filter((e) => e.k === 'lockErr').map((e) => e.t)]));
+      if (process.env.FAULTS_KEEP_LOGS) writeFileSync(join(dir, 'queue.json'), JSON.stringify(queue));
       const fifo = fifoViolations(parsedHolds(histories, endT, lease), queue, spec.fairLockWaitTimeout ?? 300_000, errs);
       Object.assign(extra, { fifoViolations: fifo.length, fifoSamples: fifo.slice(0, 5) });
     }
@@ -261,7 +265,13 @@ async function sampleLock(raw: Redis, name: string, deadline: number, primitive:
       samples.push({ t0, t1: now(), fields });
       if (primitive === 'fairLock') {
         const t1 = now();
-        queue.push({ t0: t1, t1: now(), queue: await raw.lrange(`redisson_lock_queue:{${name}}`, 0, -1) });
+        const wallOffset = Date.now() - t1;
+        const replies = (await raw.multi().lrange(`redisson_lock_queue:{${name}}`, 0, -1).zrange(`redisson_lock_timeout:{${name}}`, 0, -1, 'WITHSCORES').exec()) ?? [];
+        const list = (replies[0]?.[1] ?? []) as string[];
+        const scores = (replies[1]?.[1] ?? []) as string[];
+        const deadlines: Record<string, number> = {};
+        for (let i = 0; i + 1 < scores.length; i += 2) deadlines[scores[i] as string] = Number(scores[i + 1]) - wallOffset;
+        queue.push({ t0: t1, t1: now(), queue: list, deadlines });
       }
     } catch {
       // no sample this time

@@ -109,9 +109,9 @@ afterAll(() => {
 });
 
 describe('the packed tarball', () => {
-  it('ships the build, LICENSE and CHANGELOG, and no CLI, source maps, Lua sources or tests', () => {
+  it('ships the build, LICENSE, CHANGELOG and the error codes (docs/errors.md), and no CLI, source maps, Lua sources or tests', () => {
     const files = packed.files.map((f) => f.path);
-    for (const needed of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']) {
+    for (const needed of ['LICENSE', 'CHANGELOG.md', 'README.md', 'docs/errors.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']) {
       expect(files).toContain(needed);
     }
     expect(files.filter((f) => f.endsWith('.map') || f.startsWith('lua/') || f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/cli/'))).toEqual([]);

@@ -71,44 +71,68 @@ export function checkTokens(holds: readonly Hold[], faults: readonly Fault[]): T
   return { regressions, restartsLow, first: withToken[0]?.token ?? null, last: withToken.at(-1)?.token ?? null };
 }
 
-/** What the parent saw in a FairLock's queue (owner fields, head first) at an instant within [t0, t1]. */
+/**
+ * What the parent saw in a FairLock's queue (owner fields, head first) and its waiters' deadlines, read together
+ * (MULTI) at an instant within [t0, t1]. Deadlines are on the shared monotonic clock (converted from the
+ * clients' wall clock, which the script's `now` argument uses).
+ */
 export interface QueueSample {
   readonly t0: number;
   readonly t1: number;
   readonly queue: readonly string[];
+  readonly deadlines: Readonly<Record<string, number>>;
 }
 
 /**
- * FairLock FIFO: whenever the queue showed x ahead of y, y's next hold did not begin before x's. A queued
- * owner that never held afterwards (its flow was killed, its wait failed) is no violation, nor is one that
- * saw its wait fail in between (it queues again), nor one that
- * had been queued longer than `waitTimeoutMs` (`fairLockWaitTimeout`) when y got in: Redisson drops such an
- * entry as stale and its waiter queues again at the back. Returns the pairs served out of order.
+ * FairLock FIFO: whenever the queue showed x ahead of y, y's next hold did not begin before x's — unless x had
+ * left the queue by the script's own rule first:
+ * - x's deadline had passed when y got in (Redisson drops a head whose deadline passed; its waiter queues again
+ *   at the back). x's deadline is the lowest sampled between the sample that showed the pair and y's hold,
+ *   each lowered by `waitMs` for every hold that began after its sample (each acquisition lowers every
+ *   remaining deadline by the wait; nothing raises one while it is queued), so the figure is an upper bound:
+ *   a pair is excused only when even that bound had passed.
+ * - x's wait failed in between (a lost reply: its entry is undone and it queues again at the back).
+ * A queued owner that never held afterwards (its flow was killed) is no violation. Returns the pairs served out
+ * of order, with x's deadline bound.
  */
 export function fifoViolations(
   holds: readonly Hold[],
   samples: readonly QueueSample[],
-  waitTimeoutMs: number,
+  waitMs: number,
   lockErrors: ReadonlyMap<string, readonly number[]> = new Map(),
-): { x: string; y: string; at: number }[] {
+): { x: string; y: string; at: number; xDeadline: number | null }[] {
   const next = (field: string, after: number): Hold | undefined => holds.find((h) => h.field === field && h.start >= after);
-  const firstSeen = new Map<string, number>();
+  const starts = holds.map((h) => h.start).sort((a, b) => a - b);
   const seen = new Set<string>();
-  const out: { x: string; y: string; at: number }[] = [];
+  const out: { x: string; y: string; at: number; xDeadline: number | null }[] = [];
+  /**
+   * x's deadline bound at `t`, from the samples since `from` that show x (the lowest: an entry seen later with a
+   * higher deadline was dropped and queued again, so the lower one had passed), or null when none shows it.
+   */
+  const deadlineAt = (field: string, from: number, t: number): number | null => {
+    let bound: number | null = null;
+    for (const s of samples) {
+      if (s.t0 < from || s.t1 > t) continue;
+      const d = s.deadlines[field];
+      if (d === undefined) continue;
+      const later = starts.filter((start) => start > s.t0 && start < t).length;
+      bound = Math.min(bound ?? Infinity, d - later * waitMs);
+    }
+    return bound;
+  };
   for (const s of samples) {
-    for (const field of s.queue) if (!firstSeen.has(field) || (next(field, firstSeen.get(field) ?? 0)?.start ?? Infinity) < s.t0) firstSeen.set(field, s.t0);
     for (let i = 0; i + 1 < s.queue.length; i++) {
       const xf = s.queue[i] as string;
       const x = next(xf, s.t0);
       const y = next(s.queue[i + 1] as string, s.t0);
       if (!x || !y || y.start >= x.start) continue;
-      if (y.start - (firstSeen.get(xf) ?? s.t0) > waitTimeoutMs) continue;
-      // x's wait failed in between (a lost reply: its entry is undone and it queues again at the back).
+      const xDeadline = deadlineAt(xf, s.t0, y.start);
+      if (xDeadline !== null && xDeadline < y.start) continue;
       if ((lockErrors.get(x.worker) ?? []).some((t) => t >= s.t0 && t <= x.start)) continue;
       const key = `${xf}>${s.queue[i + 1]}@${y.start}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ x: x.worker, y: y.worker, at: y.start });
+      out.push({ x: x.worker, y: y.worker, at: y.start, xDeadline });
     }
   }
   return out;

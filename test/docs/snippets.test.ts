@@ -1,45 +1,26 @@
 /**
- * Every TypeScript snippet in README.md type-checks (strict, as a user's project would) and runs against a
- * real redis-server, unchanged except for the addresses it names. Free names a snippet uses without
- * declaring (`client`, `lock`, `order`, `chargeCard`, …) come from a prelude of small stand-ins that record
- * their calls, and each stand-in the snippet uses must have been called: a snippet that hangs (an
- * acquisition waiting for its own object, say) or throws fails here instead of in a reader's hands.
- * README's one JavaScript block (the ESM and CommonJS imports) is what test/package/ runs from the tarball.
+ * Every TypeScript snippet of the documentation — README.md and docs/ (the guides) — type-checks (strict, as a
+ * user's project would) and runs against a real redis-server, unchanged except for the addresses it names.
+ * Free names a snippet uses without declaring (`client`, `lock`, `order`, `chargeCard`, …) come from a prelude
+ * of small stand-ins that record their calls, and each stand-in the snippet uses must have been called: a
+ * snippet that hangs (an acquisition waiting for its own object, say) or throws fails here instead of in a
+ * reader's hands. A ```` ```ts no-run ```` block is type-checked only, and says why on its first line
+ * (test/docs/snippets.ts). README's JavaScript block (the ESM and CommonJS imports) is what test/package/ runs
+ * from the tarball.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startRedisMany, useRedis, type TestRedis } from '../support/redis.js';
+import { documentationFences, parseFences, type Snippet } from './snippets.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC_INDEX = join(ROOT, 'src/index.js');
 const OTEL_INDEX = join(ROOT, 'packages/otel/src/index.js');
 // Inside the repository (node_modules and @types resolve as for our own code), outside tsconfig's include.
-const WORK = join(ROOT, '.readme-snippets');
-
-interface Snippet {
-  readonly line: number;
-  readonly code: string;
-}
-
-/** ```ts fences, indented ones (inside a list) included, with the fence's indentation removed. */
-function snippets(markdown: string): Snippet[] {
-  const found: Snippet[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)```ts\s*$/.exec(lines[i] as string);
-    if (!open) continue;
-    const indent = (open[1] as string).length;
-    const body: string[] = [];
-    let j = i + 1;
-    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j] as string); j++) body.push((lines[j] as string).slice(indent));
-    found.push({ line: i + 1, code: body.join('\n') });
-    i = j;
-  }
-  return found;
-}
+const WORK = join(ROOT, '.doc-snippets');
 
 /** Stand-ins for names the snippets use without declaring them; each records its calls. */
 const STAND_INS: Record<string, string> = {
@@ -57,7 +38,7 @@ const STAND_INS: Record<string, string> = {
 const RECORDING = ['chargeCard', 'ship', 'readCatalog', 'pay', 'storage', 'encode', 'render'];
 const LIBRARY_NAMES = ['Redisson', 'TimeUnit', 'ExponentialBackOff', 'LockOptions', 'DIAGNOSTICS_CHANNELS'];
 
-/** Address substitutions: the README names real-looking hosts and files; the test points them at its servers. */
+/** Address substitutions: the documentation names real-looking hosts and files; the test points them at its servers. */
 const SUBSTITUTIONS: ReadonlyArray<readonly [string, string]> = [
   [`'redis://127.0.0.1:6379'`, 'readme.url'],
   [`{ host, port: 6379, maxRetriesPerRequest: 1 }`, `{ host: '127.0.0.1', port: readme.nodePorts[host] ?? 0, maxRetriesPerRequest: 1 }`],
@@ -98,11 +79,13 @@ function moduleFor(snippet: Snippet): { source: string; standIns: string[]; subs
   if ((wanted.has('client') || declares(code, 'client')) && !code.includes('client.shutdown()')) epilogue.push('await client.shutdown();');
   if (declares(code, 'nodes')) epilogue.push('for (const node of nodes) await node.shutdown();');
   // Imports first (a snippet's own), then the prelude: hoisting makes the order irrelevant at run time.
-  const source = [...prelude, `// README.md line ${snippet.line}`, code, ...epilogue, 'export {};', ''].join('\n');
+  const source = [...prelude, `// ${snippet.file} line ${snippet.line}`, code, ...epilogue, 'export {};', ''].join('\n');
   return { source, standIns, substituted };
 }
 
-const README_SNIPPETS = snippets(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+const FENCES = documentationFences(ROOT);
+const SNIPPETS = FENCES.snippets;
+const RUNNABLE = SNIPPETS.filter((s) => !s.noRun);
 const suite = useRedis({ own: true });
 let nodes: TestRedis[] = [];
 
@@ -117,14 +100,27 @@ afterAll(async () => {
   await Promise.all(nodes.map((n) => n.stop()));
 });
 
-it('README has TypeScript snippets, and every address substitution still matches one of them', () => {
-  expect(README_SNIPPETS.length).toBeGreaterThanOrEqual(10);
-  const used = new Set(README_SNIPPETS.flatMap((s) => moduleFor(s).substituted));
+it('every TypeScript fence of README.md and docs/ is ```ts or ```ts no-run with its reason', () => {
+  expect(FENCES.problems).toEqual([]);
+  // The parser's own rules, on fences that break them.
+  const bad = ['```typescript', 'x', '```', '```ts run-later', 'x', '```', '```ts no-run', 'x', '```', '```ts', 'x'].join('\n');
+  expect(parseFences('bad.md', bad).problems).toEqual([
+    'bad.md:1: write ```ts, not ```typescript, so that the block is tested',
+    'bad.md:4: unknown info string "run-later" (only "no-run" is known)',
+    'bad.md:7: a no-run block opens with a "// no-run: <reason>" comment',
+    'bad.md:10: the fence is never closed',
+  ]);
+});
+
+it('README and the guides have TypeScript snippets, and every address substitution still matches one of them', () => {
+  expect(SNIPPETS.filter((s) => s.file === 'README.md').length).toBeGreaterThanOrEqual(1);
+  expect(SNIPPETS.filter((s) => s.file.startsWith('docs/guides/')).length).toBeGreaterThanOrEqual(14);
+  const used = new Set(SNIPPETS.flatMap((s) => moduleFor(s).substituted));
   expect([...used].sort()).toEqual(SUBSTITUTIONS.map(([from]) => from).sort());
 });
 
-it('every README snippet type-checks as a strict user project would compile it', () => {
-  README_SNIPPETS.forEach((s, i) => writeFileSync(join(WORK, `check-${i}.ts`), moduleFor(s).source));
+it('every documentation snippet (no-run ones included) type-checks as a strict user project would compile it', () => {
+  SNIPPETS.forEach((s, i) => writeFileSync(join(WORK, `check-${i}.ts`), moduleFor(s).source));
   // Strict, as users compile; not this repository's extra index/optional-property strictness.
   writeFileSync(
     join(WORK, 'tsconfig.json'),
@@ -139,8 +135,8 @@ it('every README snippet type-checks as a strict user project would compile it',
   expect(tsc.status).toBe(0);
 }, 120_000);
 
-it.each(README_SNIPPETS.map((s, i) => [s.line, i] as const))('README snippet at line %i runs against a real server', async (_line, index) => {
-  const snippet = README_SNIPPETS[index] as Snippet;
+it.each(RUNNABLE.map((s, i) => [`${s.file}:${s.line}`, i] as const))('snippet %s runs against a real server', async (_where, index) => {
+  const snippet = RUNNABLE[index] as Snippet;
   const { source, standIns } = moduleFor(snippet);
   const raw = suite.clients.raw();
   await raw.flushall();
