@@ -3,6 +3,8 @@
  */
 export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
 export type { MasterSwitch } from './connection/driver.js';
+export { RObject } from './RObject.js';
+export { RExpirable } from './RExpirable.js';
 export { BaseLock } from './locks/BaseLock.js';
 export { RLock } from './locks/RLock.js';
 export { RedissonFencedLock } from './locks/RedissonFencedLock.js';
@@ -31,11 +33,11 @@ export { RedissonRedLock } from './locks/RedissonRedLock.js';
 export { RSemaphore } from './sync/RSemaphore.js';
 export { NON_EXPIRABLE_SCORE, RPermitExpirableSemaphore, type PermitId } from './sync/RPermitExpirableSemaphore.js';
 export { RCountDownLatch } from './sync/RCountDownLatch.js';
-export { MAX_PERMITS, type SignalOptions } from './sync/syncArgs.js';
+export { MAX_PERMITS, type SignalOptions } from './args.js';
 export { countDownLatchChannelName, permitExpirableTimeoutName, semaphoreChannelName } from './keys.js';
 export { LockHold } from './locks/LockHold.js';
 export type { HoldOptions, TryHoldOptions } from './locks/holdArgs.js';
-export type { OwnerOptions, WaitOptions } from './locks/lockArgs.js';
+export type { OwnerOptions, WaitOptions } from './args.js';
 export { TimeUnit } from './TimeUnit.js';
 export { readRedissonConfig, type FromConfigOptions, type RedissonConfig, type RedissonConfigSource, type ServerAddress } from './fromConfig.js';
 export {

@@ -272,6 +272,16 @@ export class CommandExecutor {
     }
   }
 
+  /**
+   * Script `id` sent once as a plain command, as Redisson sends its `RedissonObject`/`RedissonExpirable` scripts
+   * (`evalWriteAsync`): never followed by `WAIT`, never re-sent.
+   */
+  async evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
+    const wire = this.#wire(id, given);
+    const args = Array.isArray(wire) ? wire : await wire;
+    return this.run((c) => c.evalScript(id, keys, args));
+  }
+
   /** `given` as sent: numbers as decimals, the publish command in its place (once known, for a cluster's probe). */
   #wire(id: LuaScriptId, given: readonly ScriptArg[]): WireArg[] | Promise<WireArg[]> {
     const wire = given.map((a) => (typeof a === 'number' ? integerString(a) : a));

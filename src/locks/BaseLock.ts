@@ -7,12 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { traceRelease, type DiagnosticsTarget } from '../diagnostics.js';
-import { mapName, requireInteger, requireThreadId, requireUnit, unlockLatchTtl } from '../config.js';
+import { requireThreadId, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, IllegalStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
-import { toMillis, type TimeUnit } from '../TimeUnit.js';
+import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
 import { Canceller } from '../wait/AbortScope.js';
 import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
@@ -20,7 +20,8 @@ import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdA
 import { LockHold } from './LockHold.js';
 import { watchLease } from './leaseWatch.js';
 import { HoldLedger } from './HoldLedger.js';
-import { noteLease, ON_REFUSED, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, ON_REFUSED, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from '../args.js';
+import { RExpirable } from '../RExpirable.js';
 import type { MemberChannel } from './multiLockRound.js';
 import { registerMemberKey } from './memberIdentity.js';
 
@@ -66,12 +67,7 @@ export interface AcquireRequest {
  * until unlocked.
  * @typeParam T what an acquisition yields (`void`; a fencing token for FencedLock).
  */
-export abstract class BaseLock<T = void> {
-  /** @internal The client's shared state: options, connections, subscriptions, the watchdog. */
-  protected readonly ctx: ClientContext;
-  readonly #name: string;
-  /** The Redis key: the name mapped by the client's NameMapper. */
-  protected readonly rawName: string;
+export abstract class BaseLock<T = void> extends RExpirable {
   readonly #auto: AutoOwners;
   /** Redisson's `internalLockLeaseTime`: the TTL a reentrant unlock leaves behind. */
   protected internalLockLeaseTime: number;
@@ -82,9 +78,7 @@ export abstract class BaseLock<T = void> {
    *   one ReadWriteLock); by default this object's own.
    */
   constructor(ctx: ClientContext, name: string, auto?: AutoOwners) {
-    this.ctx = ctx;
-    this.#name = name;
-    this.rawName = mapName(ctx.options.nameMapper, name);
+    super(ctx, name);
     this.internalLockLeaseTime = ctx.options.lockWatchdogTimeout;
     this.#auto = auto ?? new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
     // What a RedLock compares to refuse one lock given twice (memberIdentity.ts).
@@ -163,21 +157,7 @@ export abstract class BaseLock<T = void> {
     return Number((await this.ctx.executor.command('HGET', this.rawName, field)) ?? 0);
   }
 
-  /**
-   * Every key of this lock object that {@link expire} gives a new time to live: the lock hash, plus what a
-   * subclass keeps beside it (a FairLock's queue and deadlines, a FencedLock's token), as Redisson's
-   * overrides of `expireAsync` list them.
-   */
-  protected get objectKeys(): readonly string[] {
-    return [this.rawName];
-  }
-
   // ---- the API ------------------------------------------------------------------------------------
-
-  /** The name given to the client's `get…` method. */
-  getName(): string {
-    return this.#name;
-  }
 
   /**
    * The owner id of this object's current hold when it holds the lock without a named owner, else the
@@ -201,7 +181,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked((call) => {
       const { times, options } = parseTimes('lock', args, ['leaseTime']);
       this.ctx.ensureOpen();
-      noteLease(this.ctx, this.#name, times[0] ?? -1);
+      noteLease(this.ctx, this.getName(), times[0] ?? -1);
       return this.acquireWith(-1, times[0] ?? -1, options, call).then(() => undefined);
     });
   }
@@ -222,7 +202,7 @@ export abstract class BaseLock<T = void> {
       const { times, options } = parseTimes('tryLock', args, ['waitTime', 'leaseTime']);
       this.ctx.ensureOpen();
       const [waitTime, leaseTime = -1] = times;
-      noteLease(this.ctx, this.#name, leaseTime);
+      noteLease(this.ctx, this.getName(), leaseTime);
       // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
       // Redisson's elapsed-time check makes it.
       return this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call).then((r) => r !== null);
@@ -243,7 +223,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked(async (call) => {
       const { leaseMs, owner } = parseHoldOptions('acquire', options, false);
       this.ctx.ensureOpen();
-      noteLease(this.ctx, this.#name, leaseMs);
+      noteLease(this.ctx, this.getName(), leaseMs);
       return this.#hold((await this.acquireWith(-1, leaseMs, owner, call)) as Held<T>, leaseMs);
     });
   }
@@ -256,7 +236,7 @@ export abstract class BaseLock<T = void> {
     return this.#tracked(async (call) => {
       const { leaseMs, waitMs, owner } = parseHoldOptions('tryAcquire', options, true);
       this.ctx.ensureOpen();
-      noteLease(this.ctx, this.#name, leaseMs);
+      noteLease(this.ctx, this.getName(), leaseMs);
       const held = await this.acquireWith(waitMs, leaseMs, owner, call);
       return held === null ? null : this.#hold(held, leaseMs);
     });
@@ -290,10 +270,10 @@ export abstract class BaseLock<T = void> {
       // Nothing held by this object, but a lock() of it still pending: a lock() that was not awaited. It is
       // cancelled (a hold that still lands is released), so the watchdog never keeps it alive unnoticed.
       const error = new IllegalMonitorStateError(
-        this.#name,
+        this.getName(),
         this.ctx.id,
         this.#auto.primary,
-        `unlock() of '${this.#name}' was called while lock() of this object had not completed (was it awaited?); that acquisition was cancelled`,
+        `unlock() of '${this.getName()}' was called while lock() of this object had not completed (was it awaited?); that acquisition was cancelled`,
       );
       if (this.#auto.cancelOldestPending(error)) {
         process.emitWarning(error.message, { code: 'REDISSON_TS_UNAWAITED_LOCK' });
@@ -317,16 +297,41 @@ export abstract class BaseLock<T = void> {
   async forceUnlock(): Promise<boolean> {
     this.ctx.ensureOpen();
     const deleted = await this.forceUnlockInner();
-    this.ctx.renewal.removeAll(this.rawName);
-    this.ctx.holds.forget(this.rawName);
-    this.internalLockLeaseTime = this.ctx.options.lockWatchdogTimeout;
+    this.#forgetHolds();
     return deleted;
+  }
+
+  /**
+   * Deletes the lock whoever holds it: Redisson's `RedissonBaseLock.delete()`, which is its `forceUnlock()`
+   * (the release is published and wakes a waiter). FairLock and FencedLock delete their keys instead, as
+   * Redisson's overrides do (see {@link deleteObjectKeys}).
+   * @returns true when a lock was deleted.
+   */
+  override delete(): Promise<boolean> {
+    return this.forceUnlock();
+  }
+
+  /**
+   * `DEL` of every key of the lock (the hash and what is kept beside it), nothing published — Redisson's
+   * `delete()` of FairLock and FencedLock. This client's holds of the lock end, as after a forceUnlock.
+   */
+  protected async deleteObjectKeys(): Promise<boolean> {
+    const deleted = await super.delete();
+    this.#forgetHolds();
+    return deleted;
+  }
+
+  /**
+   * Milliseconds the lock has left (`PTTL N`): `-2` when it is not locked, `-1` when it does not expire.
+   * Redisson `remainTimeToLive()`.
+   */
+  override remainTimeToLive(): Promise<number> {
+    return super.remainTimeToLive();
   }
 
   /** True when anyone holds the lock (`EXISTS N`, on the master). */
   async isLocked(): Promise<boolean> {
-    this.ctx.ensureOpen();
-    return (await this.ctx.executor.command('EXISTS', this.rawName)) === 1;
+    return this.isExists();
   }
 
   /** True when the current owner (see docs/guides/thread-identity.md) holds the lock. */
@@ -348,28 +353,19 @@ export abstract class BaseLock<T = void> {
     return this.holdCountOf(this.fieldName(threadId));
   }
 
-  /** Remaining lease in ms: `-2` when not locked, `-1` when the key has no expiry (`PTTL N`). */
-  async remainTimeToLive(): Promise<number> {
-    this.ctx.ensureOpen();
-    return (await this.ctx.executor.command('PTTL', this.rawName)) as number;
-  }
-
-  /**
-   * Sets the lock's remaining time to live (`PEXPIRE` of each of its keys), whoever holds it: Redisson's
-   * `expire(timeToLive, unit)`. A MultiLock uses it to re-set every member to the lease after acquiring
-   * them for twice the wait. A watchdog renewing the lock will extend it again at its next tick.
-   * @returns true when the lock (any of its keys) existed and got the new time to live.
-   */
-  async expire(timeToLive: number, unit?: TimeUnit): Promise<boolean> {
-    const ms = toMillis(requireInteger(timeToLive, 'timeToLive', 1, Number.MAX_SAFE_INTEGER), requireUnit(unit));
-    requireInteger(ms, 'timeToLive in ms', 1);
-    this.ctx.ensureOpen();
-    const set = (await this.ctx.executor.eval('object/expire', this.objectKeys, [ms], 'idempotent')) === 1;
-    if (set) this.ctx.holds.expireAll(this.rawName, performance.now() + ms);
-    return set;
-  }
-
   // ---- machinery ----------------------------------------------------------------------------------
+
+  /** A new expiry of the lock: holds that are not renewed end then (a watchdog's next renewal extends it again). */
+  protected override expiryChanged(until: number): void {
+    this.ctx.holds.expireAll(this.rawName, until);
+  }
+
+  /** The lock is gone: no renewal, no hold of this client, the lease back to the default. */
+  #forgetHolds(): void {
+    this.ctx.renewal.removeAll(this.rawName);
+    this.ctx.holds.forget(this.rawName);
+    this.internalLockLeaseTime = this.ctx.options.lockWatchdogTimeout;
+  }
 
   /** The owner a query or unlock acts for: an explicit id, else the `runInThread` flow's, else this object's hold. */
   protected owner(options: OwnerOptions): number {
@@ -397,7 +393,7 @@ export abstract class BaseLock<T = void> {
     // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
     const warn =
       waitMs !== 0 && this.#auto.exclusive && this.#auto.holding
-        ? setTimeout(() => process.emitWarning(selfWaitWarning(this.#name, this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
+        ? setTimeout(() => process.emitWarning(selfWaitWarning(this.getName(), this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
         : undefined;
     try {
       const result = await this.#acquireAs(threadId, waitMs, leaseMs, options.signal, cancel, onRefused);
@@ -431,19 +427,19 @@ export abstract class BaseLock<T = void> {
 
   /** What the diagnostics channels report about an operation of `owner`. */
   #trace(owner: number, leaseMs?: number): DiagnosticsTarget {
-    const t = { name: this.#name, rawName: this.rawName, primitive: this.constructor.name, clientId: this.ctx.id, owner };
+    const t = { ...this.diagnosticsTarget, owner };
     return leaseMs === undefined ? t : { ...t, leaseMs };
   }
 
   /** Wraps an acquisition in a {@link LockHold} whose signal aborts when the hold is lost. */
   #hold(held: Held<T>, leaseMs: number): LockHold<T> {
     const lost = new AbortController();
-    const abort = (): void => lost.abort(new LockLostError(this.#name, this.ctx.id, held.threadId));
+    const abort = (): void => lost.abort(new LockLostError(this.getName(), this.ctx.id, held.threadId));
     const unwatch = this.ctx.watchLoss(this.rawName, this.fieldName(held.threadId), abort);
     // A leased hold is lost when its lease has run out in Redis (no watchdog extends it).
     const stopLease = leaseMs > 0 ? watchLease(this.ctx.executor, this.rawName, this.fieldName(held.threadId), leaseMs, abort) : undefined;
     const owner = {
-      getName: () => this.#name,
+      getName: () => this.getName(),
       unlock: (o: { threadId: number }) => this.unlock(o),
       reenter: async (threadId: number, lease: number, signal: AbortSignal | undefined) => {
         const again = await this.acquireWith(-1, lease, signal ? { threadId, signal } : { threadId });
@@ -516,8 +512,8 @@ export abstract class BaseLock<T = void> {
     const loss = renewal.takeLoss(kind, this.rawName, field);
     if (loss !== null && loss !== 'reported') this.ctx.reportLost(loss);
     throw loss
-      ? new LockLostError(this.#name, this.ctx.id, threadId)
-      : new IllegalMonitorStateError(this.#name, this.ctx.id, threadId);
+      ? new LockLostError(this.getName(), this.ctx.id, threadId)
+      : new IllegalMonitorStateError(this.getName(), this.ctx.id, threadId);
   }
 
   /**

@@ -16,6 +16,8 @@ import { BaseLock, type AcquireRequest } from './BaseLock.js';
  * a lock without a lease time is kept alive by the client's watchdog until unlocked.
  */
 export class RLock extends BaseLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RLock';
   readonly #channel: string;
 
   /** @internal use `client.getLock(name)`. */

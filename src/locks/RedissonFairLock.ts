@@ -42,6 +42,8 @@ const QUEUED_RETRY_FLOOR_MS = 25;
  * try { … } finally { await lock.unlock(); }
  */
 export class RedissonFairLock extends BaseLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonFairLock';
   readonly #channel: string;
   readonly #queue: string;
   readonly #timeouts: string;
@@ -69,9 +71,22 @@ export class RedissonFairLock extends BaseLock {
     return this.#channel;
   }
 
-  /** `expire()` re-sets the lock hash and, as Redisson's override, the keys kept beside it. */
+  /**
+   * The hash, the queue and the deadlines: what `delete`, `sizeInMemory` and the expiry methods act on, as
+   * Redisson's overrides list them.
+   */
   protected override get objectKeys(): readonly string[] {
     return [this.rawName, this.#queue, this.#timeouts];
+  }
+
+  /**
+   * Deletes the lock, its queue and its deadlines (`DEL N redisson_lock_queue:{N} redisson_lock_timeout:{N}`),
+   * whoever holds it; publishes nothing (queued waiters find the lock free at their next attempt). Redisson's
+   * `RedissonFairLock.delete()`.
+   * @returns true when any of the three existed.
+   */
+  override delete(): Promise<boolean> {
+    return this.deleteObjectKeys();
   }
 
   /**

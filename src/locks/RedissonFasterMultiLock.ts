@@ -76,6 +76,8 @@ export function fasterMultiLockFields(values: unknown, options: unknown): readon
  * await lock.withLock(async () => enrol(...));
  */
 export class RedissonFasterMultiLock extends BaseLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonFasterMultiLock';
   readonly #fields: readonly string[];
   readonly #channel: string;
   readonly #renewal: RenewalKind;

@@ -9,7 +9,7 @@ import { fencedLockTokenName, lockChannelName } from '../keys.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
-import { noteLease, parseTimes, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseTimes, type WaitOptions } from '../args.js';
 import { lockForceUnlock, lockUnlockInner } from './RLock.js';
 import { IllegalStateError } from '../errors.js';
 
@@ -28,6 +28,8 @@ import { IllegalStateError } from '../errors.js';
  * try { await storage.write(data, { fence: token }); } finally { await lock.unlock(); }
  */
 export class RedissonFencedLock extends BaseLock<number> {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonFencedLock';
   readonly #channel: string;
   readonly #tokenName: string;
 
@@ -92,9 +94,19 @@ export class RedissonFencedLock extends BaseLock<number> {
     return this.#channel;
   }
 
-  /** `expire()` re-sets the lock hash and, as Redisson's override, the keys kept beside it. */
+  /** The hash and the token counter: what `delete`, `sizeInMemory` and the expiry methods act on, as Redisson's. */
   protected override get objectKeys(): readonly string[] {
     return [this.rawName, this.#tokenName];
+  }
+
+  /**
+   * Deletes the lock and its token counter (`DEL N redisson_lock_token:{N}`), whoever holds it; publishes
+   * nothing. Redisson's `RedissonFencedLock.delete()`. The next acquisition's token starts again at 1, so a
+   * guarded resource that remembers the highest token seen refuses it until the counter passes that.
+   * @returns true when either existed.
+   */
+  override delete(): Promise<boolean> {
+    return this.deleteObjectKeys();
   }
 
   /** `fencedlock/tryLockInner`: take or re-enter, drawing a token; otherwise the holder's PTTL. */

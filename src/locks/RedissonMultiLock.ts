@@ -7,7 +7,7 @@ import type { ClientContext } from '../ClientContext.js';
 import { requireInteger } from '../config.js';
 import { ArgumentRangeError, DuplicateLockMemberError, InvalidArgumentError, QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
-import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from './lockArgs.js';
+import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from '../args.js';
 import { serverDuplicate } from './memberIdentity.js';
 import { acquireMembers, withTimeout, type MultiLockMember, type RoundOutcome } from './multiLockRound.js';
 

@@ -19,6 +19,9 @@ import { NON_REENTRANT_REACQUIRE } from './RedissonNonReentrantLock.js';
  * await lock.tryLock(); // throws IllegalMonitorStateError: this owner already holds it
  */
 export class RedissonNonReentrantFairLock extends RedissonFairLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonNonReentrantFairLock';
+
   protected override get reentryError(): string {
     return NON_REENTRANT_REACQUIRE;
   }

@@ -25,6 +25,9 @@ export const NON_REENTRANT_REACQUIRE = 'NON_REENTRANT_REACQUIRE';
  * await lock.tryLock(); // throws IllegalMonitorStateError: this owner already holds it
  */
 export class RedissonNonReentrantLock extends RLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonNonReentrantLock';
+
   /** `nonreentrant/tryLockInner`: take a free lock; a re-entry is an error, another holder's PTTL a retry. */
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     let ttl: unknown;

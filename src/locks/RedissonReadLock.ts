@@ -50,6 +50,9 @@ export const readLockRenewal: RenewalKind = Object.freeze({
  * keeps the hold (and its timeout keys) alive until unlocked.
  */
 export class RedissonReadLock extends ReadWriteHalf {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonReadLock';
+
   /** @internal use `readWriteLock.readLock()`. */
   constructor(ctx: ClientContext, name: string, auto: AutoOwners) {
     super(ctx, name, auto);

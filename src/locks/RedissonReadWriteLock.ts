@@ -3,6 +3,7 @@
  * (field `mode`), the channel `redisson_rwlock:{N}` and, in this port, an owner.
  */
 import type { ClientContext } from '../ClientContext.js';
+import { RExpirable } from '../RExpirable.js';
 import { AutoOwners } from './AutoOwners.js';
 import { RedissonReadLock } from './RedissonReadLock.js';
 import { RedissonWriteLock } from './RedissonWriteLock.js';
@@ -23,21 +24,19 @@ import { RedissonWriteLock } from './RedissonWriteLock.js';
  * await rw.readLock().lock();
  * try { await readCatalog(); } finally { await rw.readLock().unlock(); }
  */
-export class RedissonReadWriteLock {
-  readonly #ctx: ClientContext;
-  readonly #name: string;
+export class RedissonReadWriteLock extends RExpirable {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonReadWriteLock';
   readonly #auto: AutoOwners;
 
-  /** @internal use `client.getReadWriteLock(name)`. */
+  /**
+   * @internal use `client.getReadWriteLock(name)`. As Redisson's `RedissonReadWriteLock` (a `RedissonExpirable`
+   * on `N`), its object methods act on the hash alone: `delete()` is `DEL N` (no message; either half's
+   * `forceUnlock()` publishes), `expire` re-sets the hash (not the read holds' timeout keys).
+   */
   constructor(ctx: ClientContext, name: string) {
-    this.#ctx = ctx;
-    this.#name = name;
+    super(ctx, name);
     this.#auto = new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
-  }
-
-  /** The name given to `getReadWriteLock`. */
-  getName(): string {
-    return this.#name;
   }
 
   /**
@@ -50,11 +49,11 @@ export class RedissonReadWriteLock {
 
   /** The read lock (Redisson `readLock()`); a new object each call, all acting for this object's owner. */
   readLock(): RedissonReadLock {
-    return new RedissonReadLock(this.#ctx, this.#name, this.#auto);
+    return new RedissonReadLock(this.ctx, this.getName(), this.#auto);
   }
 
   /** The write lock (Redisson `writeLock()`); a new object each call, all acting for this object's owner. */
   writeLock(): RedissonWriteLock {
-    return new RedissonWriteLock(this.#ctx, this.#name, this.#auto);
+    return new RedissonWriteLock(this.ctx, this.getName(), this.#auto);
   }
 }

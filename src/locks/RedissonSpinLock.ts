@@ -24,6 +24,8 @@ import { BaseLock, type AcquireRequest } from './BaseLock.js';
  * if (await lock.tryLock(2, 10, TimeUnit.SECONDS)) try { … } finally { await lock.unlock(); }
  */
 export class RedissonSpinLock extends BaseLock {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonSpinLock';
   readonly #backOff: BackOff;
   readonly #channel: string;
 

@@ -21,6 +21,9 @@ import { ReadWriteHalf } from './ReadWriteHalf.js';
  * keeps the hold alive until unlocked.
  */
 export class RedissonWriteLock extends ReadWriteHalf {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RedissonWriteLock';
+
   /** @internal use `readWriteLock.writeLock()`. */
   constructor(ctx: ClientContext, name: string, auto: AutoOwners) {
     super(ctx, name, auto);

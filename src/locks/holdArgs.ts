@@ -3,7 +3,7 @@
  * key checked before anything is sent.
  */
 import { describeValue, requireThreadId, requireTime } from '../config.js';
-import { requirePlainOptions } from './lockArgs.js';
+import { requirePlainOptions } from '../args.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { InvalidArgumentError } from '../errors.js';
 

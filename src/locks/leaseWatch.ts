@@ -7,9 +7,7 @@
  * Redis cannot be asked (the lease is over by the client's clock), the hold is reported lost.
  */
 import type { CommandExecutor } from '../connection/CommandExecutor.js';
-
-// setTimeout's largest delay.
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from '../config.js';
 
 /**
  * Calls `onLost` once owner `field` of hash `rawName` is gone, checking when `leaseMs` has passed and then

@@ -5,7 +5,7 @@
 import type { TimeUnit } from '../TimeUnit.js';
 import type { PublishSubscribe } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
-import type { OwnerOptions, WaitOptions } from './lockArgs.js';
+import type { OwnerOptions, WaitOptions } from '../args.js';
 
 /**
  * What a MultiLock needs of a member lock: any lock of the family (today `RLock`), from any client.

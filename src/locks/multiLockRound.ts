@@ -9,7 +9,7 @@
  */
 import { IllegalStateError, type NodeVote, RedisTimeoutError } from '../errors.js';
 import { TimeUnit } from '../TimeUnit.js';
-import { ON_REFUSED, withoutLeaseNotice, type WaitOptions } from './lockArgs.js';
+import { ON_REFUSED, withoutLeaseNotice, type WaitOptions } from '../args.js';
 import { MultiLockWatch } from './multiLockWatch.js';
 import type { MultiLockMember } from './multiLockMember.js';
 

@@ -7,6 +7,7 @@
  */
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { MemberChannel, MultiLockMember } from './multiLockMember.js';
+import { MAX_TIMER_MS } from '../config.js';
 import { IllegalStateError } from '../errors.js';
 
 /** Subscriptions of one acquisition, by member index. Call {@link close} exactly once, whatever happens. */
@@ -76,7 +77,7 @@ export class MultiLockWatch {
     this.#signal.addEventListener('abort', forward, { once: true });
     let timer: NodeJS.Timeout | undefined;
     const waits = [...this.#subs.values()].map((sub) => sub.wait(-1, stop.signal).then(() => sub));
-    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, Math.min(ms, 2 ** 31 - 1)))));
+    const timedOut = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, Math.min(ms, MAX_TIMER_MS)))));
     const aborted = new Promise<never>((_, reject) => stop.signal.addEventListener('abort', () => reject(stop.signal.reason as Error), { once: true }));
     // The losers of the race reject when `stop` aborts below; nobody needs those rejections.
     for (const p of [...waits, aborted]) p.catch(() => undefined);

@@ -5,12 +5,13 @@
  * count set" or "deleted" (opens nobody).
  */
 import type { ClientContext } from '../ClientContext.js';
-import { mapName, requireInteger } from '../config.js';
+import { requireInteger } from '../config.js';
+import { RObject } from '../RObject.js';
 import { countDownLatchChannelName } from '../keys.js';
 import { latchWakePolicy, NEW_COUNT_MESSAGE, ZERO_COUNT_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import { parseAwait, type SignalOptions } from './syncArgs.js';
+import { parseAwait, type SignalOptions } from '../args.js';
 
 /**
  * A distributed count-down latch. Obtain with `client.getCountDownLatch(name)`; arm it with
@@ -24,23 +25,15 @@ import { parseAwait, type SignalOptions } from './syncArgs.js';
  * await ready.await(); // or: if (!(await ready.await(30, TimeUnit.SECONDS))) …
  * ```
  */
-export class RCountDownLatch {
-  readonly #ctx: ClientContext;
-  readonly #name: string;
-  readonly #rawName: string;
+export class RCountDownLatch extends RObject {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RCountDownLatch';
   readonly #channel: string;
 
   /** @internal use `client.getCountDownLatch(name)`. */
   constructor(ctx: ClientContext, name: string) {
-    this.#ctx = ctx;
-    this.#name = name;
-    this.#rawName = mapName(ctx.options.nameMapper, name);
-    this.#channel = countDownLatchChannelName(this.#rawName);
-  }
-
-  /** The name given to `getCountDownLatch`. */
-  getName(): string {
-    return this.#name;
+    super(ctx, name);
+    this.#channel = countDownLatchChannelName(this.rawName);
   }
 
   /**
@@ -53,9 +46,9 @@ export class RCountDownLatch {
    */
   async trySetCount(count: number): Promise<boolean> {
     requireInteger(count, 'count', 1, Number.MAX_SAFE_INTEGER);
-    this.#ctx.ensureOpen();
-    const { executor } = this.#ctx;
-    const set = await executor.eval('countdownlatch/trySetCount', [this.#rawName, this.#channel], [NEW_COUNT_MESSAGE, count]);
+    this.ctx.ensureOpen();
+    const { executor } = this.ctx;
+    const set = await executor.eval('countdownlatch/trySetCount', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE, count]);
     return set === 1;
   }
 
@@ -64,14 +57,14 @@ export class RCountDownLatch {
    * Counting down a latch that is not armed changes nothing. Redisson `countDown()`. Sent once.
    */
   async countDown(): Promise<void> {
-    this.#ctx.ensureOpen();
-    const { executor } = this.#ctx;
-    await executor.eval('countdownlatch/countDown', [this.#rawName, this.#channel], [ZERO_COUNT_MESSAGE]);
+    this.ctx.ensureOpen();
+    const { executor } = this.ctx;
+    await executor.eval('countdownlatch/countDown', [this.rawName, this.#channel], [ZERO_COUNT_MESSAGE]);
   }
 
   /** The count now; `0` when the latch is not armed. Redisson `getCount()`. */
   async getCount(): Promise<number> {
-    this.#ctx.ensureOpen();
+    this.ctx.ensureOpen();
     return this.#count();
   }
 
@@ -91,15 +84,15 @@ export class RCountDownLatch {
   await(waitTime: number, unit?: TimeUnit, options?: SignalOptions): Promise<boolean>;
   async await(...args: unknown[]): Promise<boolean | void> {
     const { waitMs, timed, options } = parseAwait(args);
-    this.#ctx.ensureOpen();
+    this.ctx.ensureOpen();
     const opened = await acquire<void>({
-      ctx: this.#ctx,
+      ctx: this.ctx,
       attempt: () => this.#check(),
       undo: () => Promise.resolve(),
       mode: { channel: this.#channel, policy: latchWakePolicy },
       waitMs,
       signal: options.signal,
-      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RCountDownLatch', clientId: this.#ctx.id },
+      trace: this.diagnosticsTarget,
     });
     return timed ? opened !== null : undefined;
   }
@@ -108,20 +101,14 @@ export class RCountDownLatch {
    * Deletes the latch and publishes `1` (waiters are not opened). Redisson `delete()`.
    * @returns false when it did not exist (nothing published).
    */
-  async delete(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    const { executor } = this.#ctx;
-    return (await executor.eval('countdownlatch/delete', [this.#rawName, this.#channel], [NEW_COUNT_MESSAGE])) === 1;
-  }
-
-  /** Whether the latch is armed (its key exists). */
-  async isExists(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
+  override async delete(): Promise<boolean> {
+    this.ctx.ensureOpen();
+    const { executor } = this.ctx;
+    return (await executor.eval('countdownlatch/delete', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE])) === 1;
   }
 
   async #count(): Promise<number> {
-    const value = (await this.#ctx.executor.command('GET', this.#rawName)) as string | null;
+    const value = (await this.ctx.executor.command('GET', this.rawName)) as string | null;
     return value === null ? 0 : Number(value);
   }
 

@@ -13,14 +13,15 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { describeValue, mapName, requireTime, requireUnit, unlockLatchTtl } from '../config.js';
+import { describeValue, requireTime, requireUnit, unlockLatchTtl } from '../config.js';
 import { traceRelease } from '../diagnostics.js';
 import { ArgumentRangeError, IllegalStateError, InvalidArgumentError, PermitNotHeldError } from '../errors.js';
+import { RExpirable } from '../RExpirable.js';
 import { permitExpirableTimeoutName, semaphoreChannelName, unlockLatchName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import { MIN_PERMITS, parseSignalOptions, requirePermits, type SignalOptions } from './syncArgs.js';
+import { MIN_PERMITS, parsePermitCall, requireLease, requirePermits, type SignalOptions } from '../args.js';
 
 /** Redisson's score of a permit without a lease (`nonExpirableTimeout`). */
 export const NON_EXPIRABLE_SCORE = 922_337_203_685_477;
@@ -36,35 +37,6 @@ interface ParsedPermitCall {
   /** `-1`: no lease; else ms. */
   readonly leaseMs: number;
   readonly options: SignalOptions;
-}
-
-/**
- * Java's overloads, told apart as Java tells them: a lone number without a unit is a permit count
- * (`acquire(int)`, `tryAcquire(int)`), and so is the first of one more number than there are `names` (the
- * times' names, in order); a number followed by a unit is a time.
- */
-function parsePermitCall(method: string, args: readonly unknown[], names: readonly string[]): { permits: number | null; times: number[]; options: SignalOptions } {
-  const rest = [...args];
-  const last = rest.at(-1);
-  let options: SignalOptions = {};
-  if (last !== null && typeof last === 'object') options = parseSignalOptions(rest.pop(), `${method} options`);
-  while (rest.length > 0 && rest.at(-1) === undefined) rest.pop();
-  let unit: TimeUnit = TimeUnit.MILLISECONDS;
-  const unitAt = rest.findIndex((a) => typeof a === 'string');
-  if (unitAt >= 0) {
-    if (unitAt !== rest.length - 1 || unitAt === 0) throw new InvalidArgumentError(`${method}: a TimeUnit may only follow the time values`);
-    unit = requireUnit(rest.pop());
-  }
-  let permits: number | null = null;
-  if (rest.length === names.length + 1 || (rest.length === 1 && unitAt < 0)) permits = requirePermits(rest.shift());
-  if (rest.length > names.length) throw new InvalidArgumentError(`${method}: expected at most ${names.length + 1} numbers before the unit, got ${rest.length + (permits === null ? 0 : 1)}`);
-  return { permits, times: rest.map((v, i) => requireTime(v, unit, names[i] as string)), options };
-}
-
-/** A lease: `-1` (none) or at least 1 ms. */
-function requireLease(ms: number): number {
-  if (ms !== -1 && ms < 1) throw new ArgumentRangeError(`Expected \`leaseTime\` to be -1 (no lease) or at least 1 ms, got ${ms} ms`);
-  return ms;
 }
 
 /** A permit id as 16 (or any whole number of) bytes: even-length hex, as Netty's `decodeHexDump` accepts. */
@@ -93,25 +65,30 @@ function permitList(ids: unknown, method: string): Buffer[] {
  * try { await render(); } finally { await seats.tryRelease(id); }
  * ```
  */
-export class RPermitExpirableSemaphore {
+export class RPermitExpirableSemaphore extends RExpirable {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RPermitExpirableSemaphore';
+  // The base's context and key under the names this class's methods use.
   readonly #ctx: ClientContext;
-  readonly #name: string;
   readonly #rawName: string;
   readonly #timeoutName: string;
   readonly #channel: string;
 
   /** @internal use `client.getPermitExpirableSemaphore(name)`. */
   constructor(ctx: ClientContext, name: string) {
+    super(ctx, name);
     this.#ctx = ctx;
-    this.#name = name;
-    this.#rawName = mapName(ctx.options.nameMapper, name);
-    this.#timeoutName = permitExpirableTimeoutName(this.#rawName);
-    this.#channel = semaphoreChannelName(this.#rawName);
+    this.#rawName = this.rawName;
+    this.#timeoutName = permitExpirableTimeoutName(this.rawName);
+    this.#channel = semaphoreChannelName(this.rawName);
   }
 
-  /** The name given to `getPermitExpirableSemaphore`. */
-  getName(): string {
-    return this.#name;
+  /**
+   * The permits and the leases (`N`, `{N}:timeout`): what `delete` (which publishes nothing, as Redisson's),
+   * `sizeInMemory` and the expiry methods act on, as Redisson's overrides list them.
+   */
+  protected override get objectKeys(): readonly string[] {
+    return [this.rawName, this.#timeoutName];
   }
 
   /**
@@ -281,29 +258,6 @@ export class RPermitExpirableSemaphore {
     return left;
   }
 
-  /**
-   * Gives both keys (the available permits and the leases) a time to live. Redisson `expire(Duration)`.
-   * @returns false when neither exists.
-   */
-  async expire(timeToLive: number, unit: TimeUnit = TimeUnit.MILLISECONDS): Promise<boolean> {
-    const ms = requireTime(timeToLive, requireUnit(unit), 'timeToLive');
-    if (ms < 1) throw new ArgumentRangeError(`Expected \`timeToLive\` to be at least 1 ms, got ${ms} ms`);
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.eval('object/expire', [this.#rawName, this.#timeoutName], [ms], 'idempotent')) === 1;
-  }
-
-  /** Whether the semaphore's key exists. */
-  async isExists(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
-  }
-
-  /** Deletes the semaphore and its leases (`DEL N {N}:timeout`); publishes nothing, as Redisson's. */
-  async delete(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return Number(await this.#ctx.executor.command('DEL', this.#rawName, this.#timeoutName)) > 0;
-  }
-
   async #count(op: 'availablePermits' | 'getPermits' | 'acquiredPermits'): Promise<number> {
     this.#ctx.ensureOpen();
     const { executor } = this.#ctx;
@@ -322,7 +276,7 @@ export class RPermitExpirableSemaphore {
       passOnRefusedWake: count > 1,
       waitMs: call.waitMs,
       signal: call.options.signal,
-      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RPermitExpirableSemaphore', clientId: this.#ctx.id, permits: count },
+      trace: { ...this.diagnosticsTarget, permits: count },
     });
     return result === null ? null : result.value;
   }
@@ -350,7 +304,7 @@ export class RPermitExpirableSemaphore {
   async #releaseOne(id: Buffer): Promise<boolean> {
     const { executor } = this.#ctx;
     const released = await traceRelease(
-      { name: this.#name, rawName: this.#rawName, primitive: 'RPermitExpirableSemaphore', clientId: this.#ctx.id, permits: 1 },
+      { ...this.diagnosticsTarget, permits: 1 },
       (r) => r === 1,
       () => this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/tryRelease', [this.#rawName, this.#channel, this.#timeoutName, latch], [id, 1, Date.now(), ttl], 'idempotent')),
     );
@@ -360,7 +314,7 @@ export class RPermitExpirableSemaphore {
   async #releaseMany(ids: readonly Buffer[]): Promise<number> {
     const { executor } = this.#ctx;
     const released = await traceRelease(
-      { name: this.#name, rawName: this.#rawName, primitive: 'RPermitExpirableSemaphore', clientId: this.#ctx.id, permits: ids.length },
+      { ...this.diagnosticsTarget, permits: ids.length },
       (r) => Number(r) > 0,
       () =>
         this.#latched((latch, ttl) =>

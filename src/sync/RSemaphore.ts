@@ -9,13 +9,13 @@
  * waiters, longest first (Redisson's `SemaphorePubSub`). Not fair: see docs/guides/synchronizers.md and COMPATIBILITY.md.
  */
 import type { ClientContext } from '../ClientContext.js';
-import { mapName } from '../config.js';
+import { RExpirable } from '../RExpirable.js';
 import { semaphoreChannelName } from '../keys.js';
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { traceRelease } from '../diagnostics.js';
-import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from './syncArgs.js';
+import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from '../args.js';
 
 /**
  * A distributed counting semaphore. Obtain with `client.getSemaphore(name)`; set it up once with
@@ -29,23 +29,20 @@ import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTime
  * try { … } finally { await slots.release(); }
  * ```
  */
-export class RSemaphore {
+export class RSemaphore extends RExpirable {
+  /** Diagnostics identity (see `RObject.primitive`). */
+  static override readonly primitive: string = 'RSemaphore';
+  // The base's context and key under the names this class's methods use.
   readonly #ctx: ClientContext;
-  readonly #name: string;
   readonly #rawName: string;
   readonly #channel: string;
 
   /** @internal use `client.getSemaphore(name)`. */
   constructor(ctx: ClientContext, name: string) {
+    super(ctx, name);
     this.#ctx = ctx;
-    this.#name = name;
-    this.#rawName = mapName(ctx.options.nameMapper, name);
-    this.#channel = semaphoreChannelName(this.#rawName);
-  }
-
-  /** The name given to `getSemaphore`. */
-  getName(): string {
-    return this.#name;
+    this.#rawName = this.rawName;
+    this.#channel = semaphoreChannelName(this.rawName);
   }
 
   /**
@@ -96,7 +93,7 @@ export class RSemaphore {
     requirePermits(permits);
     this.#ctx.ensureOpen();
     if (permits === 0) return;
-    await traceRelease({ name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits }, () => true, () => this.#release(permits));
+    await traceRelease({ ...this.diagnosticsTarget, permits }, () => true, () => this.#release(permits));
   }
 
   /**
@@ -169,18 +166,6 @@ export class RSemaphore {
     await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits]);
   }
 
-  /** Whether the semaphore's key exists. */
-  async isExists(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('EXISTS', this.#rawName)) === 1;
-  }
-
-  /** Deletes the semaphore (its free permits). Publishes nothing, as Redisson's `delete()`. */
-  async delete(): Promise<boolean> {
-    this.#ctx.ensureOpen();
-    return (await this.#ctx.executor.command('DEL', this.#rawName)) === 1;
-  }
-
   #acquire(permits: number, waitMs: number, signal: AbortSignal | undefined): Promise<{ value: void } | null> {
     return acquire<void>({
       ctx: this.#ctx,
@@ -192,7 +177,7 @@ export class RSemaphore {
       passOnRefusedWake: permits > 1,
       waitMs,
       signal,
-      trace: { name: this.#name, rawName: this.#rawName, primitive: 'RSemaphore', clientId: this.#ctx.id, permits },
+      trace: { ...this.diagnosticsTarget, permits },
     });
   }
 

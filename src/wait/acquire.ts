@@ -6,6 +6,7 @@
  * channel (SpinLock) backs off between attempts instead.
  */
 import type { ClientContext } from '../ClientContext.js';
+import { MAX_TIMER_MS } from '../config.js';
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
@@ -178,7 +179,7 @@ function sleep(ms: number, scope: AbortScope): Promise<void> {
         off();
         resolve();
       },
-      Math.max(0, Math.min(Math.ceil(ms), 2 ** 31 - 1)),
+      Math.max(0, Math.min(Math.ceil(ms), MAX_TIMER_MS)),
     );
     const off = onAbort(scope, (reason) => {
       clearTimeout(timer);

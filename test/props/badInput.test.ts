@@ -296,6 +296,34 @@ describe('bad input: typed error, zero commands, no state change', () => {
     }
   });
 
+  it('expire / expireIf… / expireAt: bad durations, units, Dates and timestamps, on every kind of object', async () => {
+    type Expiring = Pick<RLock, 'expire' | 'expireIfSet' | 'expireIfNotSet' | 'expireIfGreater' | 'expireIfLess' | 'expireAt'>;
+    const objects: Expiring[] = [lock, client.getFairLock(HELD), client.getSemaphore(HELD), client.getPermitExpirableSemaphore(HELD), client.getReadWriteLock(HELD)];
+    const object = fc.constantFrom(...objects);
+    const method = fc.constantFrom('expire', 'expireIfSet', 'expireIfNotSet', 'expireIfGreater', 'expireIfLess');
+    // A Date is an instant, valid there (a past one deletes the object): never one that parses.
+    const notADate = badTime.filter((t) => !(t instanceof Date));
+    const badDuration = fc.oneof(notADate, fc.constantFrom(0, -1, undefined));
+    const invalidDate = fc.constantFrom(new Date(Number.NaN), new Date('soon'), new Date(-1));
+    const perUnit = { SECONDS: 1_000, MINUTES: 60_000, HOURS: 3_600_000, DAYS: 86_400_000 };
+    const args = fc.oneof(
+      badDuration.map((d) => [d]),
+      fc.tuple(fc.constantFrom(1, 5_000), badUnit),
+      invalidDate.map((d) => [d]),
+      fc.tuple(fc.constant(new Date(Date.now() + 60_000)), fc.constantFrom(...UNITS)),
+      fc.constantFrom<unknown[]>([999, TimeUnit.MICROSECONDS], [1, TimeUnit.NANOSECONDS]),
+      fc
+        .constantFrom(...(Object.keys(perUnit) as (keyof typeof perUnit)[]))
+        .chain((unit) => fc.tuple(fc.integer({ min: Math.floor(MAX_SAFE / perUnit[unit]) + 1, max: MAX_SAFE }), fc.constant(unit))),
+    );
+    await fc.assert(
+      fc.asyncProperty(object, method, args, (o, m, a) => rejectsQuietly(raw, () => (o[m] as (...x: unknown[]) => Promise<boolean>).apply(o, a))),
+      RUNS,
+    );
+    const badTimestamp = fc.oneof(notADate, invalidDate, fc.constantFrom(-1, undefined));
+    await fc.assert(fc.asyncProperty(object, badTimestamp, (o, t) => rejectsQuietly(raw, () => o.expireAt(t as number))), RUNS);
+  });
+
   it('fromConfig options: unknown keys (`onWarnings`), wrong types; no connection is opened', async () => {
     const config = { singleServerConfig: { address: `redis://127.0.0.2:${suite.redis.port}` } };
     const badOptions = fc.oneof(
@@ -383,6 +411,11 @@ describe('after shutdown: RedissonShutdownError (or a typed error for bad argume
     fc.tuple(fc.constantFrom('unlock', 'getHoldCount', 'isHeldByCurrentThread'), fc.constantFrom([], [{}], [{ threadId: 4 }])),
     fc.tuple(fc.constant('isHeldByThread'), validThreadId.map((id) => [id])),
     fc.tuple(fc.constantFrom('forceUnlock', 'isLocked', 'remainTimeToLive'), fc.constant([])),
+    fc.tuple(fc.constantFrom('delete', 'isExists', 'sizeInMemory', 'clearExpire', 'getExpireTime'), fc.constant([])),
+    fc.tuple(
+      fc.constantFrom('expire', 'expireIfSet', 'expireIfNotSet', 'expireIfGreater', 'expireIfLess', 'expireAt'),
+      fc.constantFrom([5_000], [5, TimeUnit.SECONDS], [new Date(Date.now() + 60_000)]),
+    ),
     fc.tuple(fc.constant('runInThread'), fc.constantFrom([], [12])),
   );
   const invoke = (method: string, args: readonly unknown[]): unknown => {

@@ -7,7 +7,7 @@
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TimeUnit, type Redisson } from '../../src/index.js';
-import { parseAwait, parseTryAcquire } from '../../src/sync/syncArgs.js';
+import { parseAwait, parseTryAcquire } from '../../src/args.js';
 import { uniqueName, useRedis } from '../support/redis.js';
 import { allCalls } from './syncHelpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { DEFAULTS, requireName, requireTime, resolveOptions, unlockLatchTtl, type RedissonOptions } from '../../src/config.js';
-import { parseOwnerOptions, parseTimes } from '../../src/locks/lockArgs.js';
+import { parseOwnerOptions, parseTimes } from '../../src/args.js';
 import { Redisson, TimeUnit } from '../../src/index.js';
 
 describe('options', () => {

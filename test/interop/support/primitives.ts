@@ -11,6 +11,7 @@ import { readWriteLockScenarios } from './readWriteLock.js';
 import { semaphoreScenarios } from './semaphore.js';
 import { countDownLatchScenarios } from './countDownLatch.js';
 import { permitExpirableSemaphoreScenarios } from './permitExpirableSemaphore.js';
+import { objectMethodsScenarios } from './objectMethods.js';
 
 export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   fencedLockScenarios,
@@ -21,4 +22,5 @@ export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   semaphoreScenarios,
   permitExpirableSemaphoreScenarios,
   countDownLatchScenarios,
+  objectMethodsScenarios,
 ];

@@ -30,6 +30,7 @@ public final class Handlers {
         CLASSES.put("nonReentrantFairLock", "dev.redissonts.handlers.FairLockHandler$NonReentrant");
         CLASSES.put("readLock", "dev.redissonts.handlers.ReadWriteLockHandler$Read");
         CLASSES.put("writeLock", "dev.redissonts.handlers.ReadWriteLockHandler$Write");
+        CLASSES.put("readWriteLock", "dev.redissonts.handlers.ReadWriteLockHandler$Whole");
         CLASSES.put("semaphore", "dev.redissonts.handlers.SemaphoreHandler");
         CLASSES.put("countDownLatch", "dev.redissonts.handlers.CountDownLatchHandler");
         CLASSES.put("permitExpirableSemaphore", "dev.redissonts.handlers.PermitExpirableSemaphoreHandler");

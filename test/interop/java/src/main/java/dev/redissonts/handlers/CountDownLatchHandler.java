@@ -37,7 +37,7 @@ public final class CountDownLatchHandler implements PrimitiveHandler {
                 args.expectCount(method, 0);
                 return latch.delete();
             default:
-                throw new UnsupportedOperationException("countDownLatch." + method);
+                return ObjectMethods.invoke(latch, method, args);
         }
     }
 }

@@ -67,7 +67,7 @@ public final class LockMethods {
                 args.expectCount(method, 0);
                 return lock.getName();
             default:
-                throw new UnsupportedOperationException("unknown lock method '" + method + "'");
+                return ObjectMethods.invoke(lock, method, args);
         }
     }
 }

@@ -78,7 +78,7 @@ public final class PermitExpirableSemaphoreHandler implements PrimitiveHandler {
                 args.expectCount(method, 0);
                 return s.delete();
             default:
-                throw new UnsupportedOperationException("permitExpirableSemaphore." + method);
+                return ObjectMethods.invoke(s, method, args);
         }
     }
 

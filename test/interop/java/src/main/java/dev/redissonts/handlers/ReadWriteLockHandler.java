@@ -20,6 +20,14 @@ public abstract class ReadWriteLockHandler implements PrimitiveHandler {
     /** The half this handler serves. */
     protected abstract RLock half(RReadWriteLock lock);
 
+    /** primitive "readWriteLock": the RReadWriteLock object itself (a RedissonExpirable on the hash). */
+    public static final class Whole implements PrimitiveHandler {
+        @Override
+        public Object call(RedissonClient client, String name, String method, Args args) throws Exception {
+            return ObjectMethods.invoke(client.getReadWriteLock(name), method, args);
+        }
+    }
+
     /** primitive "readLock". */
     public static final class Read extends ReadWriteLockHandler {
         @Override

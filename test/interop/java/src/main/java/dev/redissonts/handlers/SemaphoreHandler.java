@@ -60,7 +60,7 @@ public final class SemaphoreHandler implements PrimitiveHandler {
                 args.expectCount(method, 0);
                 return s.delete();
             default:
-                throw new UnsupportedOperationException("semaphore." + method);
+                return ObjectMethods.invoke(s, method, args);
         }
     }
 }
