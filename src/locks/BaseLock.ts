@@ -431,6 +431,14 @@ export abstract class BaseLock<T = void> extends RExpirable {
     return leaseMs === undefined ? t : { ...t, leaseMs };
   }
 
+  /**
+   * @internal For a MultiLock's hold: calls `onLost` when the watchdog finds owner `threadId`'s hold of this
+   * lock gone. Returns the function that stops watching.
+   */
+  watchHold(threadId: number, onLost: () => void): () => void {
+    return this.ctx.watchLoss(this.rawName, this.fieldName(threadId), onLost);
+  }
+
   /** Wraps an acquisition in a {@link LockHold} whose signal aborts when the hold is lost. */
   #hold(held: Held<T>, leaseMs: number): LockHold<T> {
     const lost = new AbortController();

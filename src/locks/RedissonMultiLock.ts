@@ -8,7 +8,9 @@ import { requireInteger } from '../config.js';
 import { ArgumentRangeError, DuplicateLockMemberError, InvalidArgumentError, QuorumError } from '../errors.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { noteLease, parseOwnerOptions, parseTimes, requirePlainOptions, type OwnerOptions, type WaitOptions } from '../args.js';
+import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { serverDuplicate } from './memberIdentity.js';
+import { MultiLockHold } from './MultiLockHold.js';
 import { acquireMembers, withTimeout, type MultiLockMember, type RoundOutcome } from './multiLockRound.js';
 
 export type { MultiLockMember } from './multiLockRound.js';
@@ -25,7 +27,7 @@ export interface MultiLockOptions {
 }
 
 /** What a multilock needs of the client that made it: owner ids, and its shutdown. */
-export type MultiLockHost = Pick<ClientContext, 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen' | 'noteLease'>;
+export type MultiLockHost = Pick<ClientContext, 'id' | 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen' | 'noteLease'>;
 
 /** Redisson's response timeout default, the per-node timeout when no lease bounds it. */
 const DEFAULT_NODE_TIMEOUT_MS = 3_000;
@@ -101,12 +103,77 @@ export class RedissonMultiLock {
     this.#host.ensureOpen();
     const leaseMs = times[0] ?? -1;
     noteLease(this.#host, this.#label(), leaseMs);
+    await this.#lockRounds(leaseMs, options);
+  }
+
+  /** `lock()`'s rounds: until one acquires, or one fails with more members unreachable than may fail. */
+  async #lockRounds(leaseMs: number, options: WaitOptions): Promise<RoundOutcome> {
     for (;;) {
       const outcome = await this.#acquire(roundWait(this.#members.length, leaseMs), leaseMs, options, true);
-      if (outcome.acquired) return;
+      if (outcome.acquired) return outcome;
       const failed = outcome.votes.filter((v) => v.vote === 'failed').length;
       if (failed > this.failedLocksLimit()) throw new QuorumError(this.#members.length - this.failedLocksLimit(), outcome.votes);
     }
+  }
+
+  /**
+   * Acquires the multilock, waiting as long as it takes (as {@link lock}), and returns the hold: release it once
+   * (or `await using` it), pass `hold.signal` to the guarded work. Each call is an owner of its own unless
+   * `threadId` or a `runInThread` flow says otherwise, so concurrent flows sharing one multilock object exclude
+   * each other. `leaseTime` in ms; omitted or `-1`: the members' watchdogs.
+   * @throws QuorumError, the signal's reason, `RedissonShutdownError`: as {@link lock}; nothing is left held.
+   * @example
+   * ```ts
+   * await using hold = await red.acquire({ leaseTime: 10_000 });
+   * await settle(batch, { signal: hold.signal });
+   * ```
+   */
+  async acquire(options?: HoldOptions): Promise<MultiLockHold> {
+    const { leaseMs, owner } = parseHoldOptions('acquire', options, false);
+    this.#host.ensureOpen();
+    noteLease(this.#host, this.#label(), leaseMs);
+    const threadId = this.#holdOwner(owner.threadId);
+    const outcome = await this.#lockRounds(leaseMs, { threadId, ...(owner.signal ? { signal: owner.signal } : {}) });
+    return this.#holdOf(threadId, outcome);
+  }
+
+  /**
+   * Like {@link acquire}, but gives up: one attempt on each member, or waits up to `waitTime` ms in total.
+   * @returns the hold, or `null` when the multilock was not acquired in time (nothing is then left held).
+   */
+  async tryAcquire(options?: TryHoldOptions): Promise<MultiLockHold | null> {
+    const { leaseMs, waitMs, owner } = parseHoldOptions('tryAcquire', options, true);
+    this.#host.ensureOpen();
+    noteLease(this.#host, this.#label(), leaseMs);
+    const threadId = this.#holdOwner(owner.threadId);
+    const outcome = await this.#acquire(waitMs === 0 ? -1 : waitMs, leaseMs, { threadId, ...(owner.signal ? { signal: owner.signal } : {}) });
+    return outcome.acquired ? this.#holdOf(threadId, outcome) : null;
+  }
+
+  /**
+   * Runs `fn` under the multilock and always releases it. `fn` gets the hold's signal.
+   * @throws whatever `fn` throws, once released; the release's error when the release fails.
+   * @example await multi.withLock(async (signal) => { await transfer(a, b, { signal }); });
+   */
+  async withLock<R>(fn: (signal: AbortSignal) => R | Promise<R>, options?: HoldOptions): Promise<R> {
+    const hold = await this.acquire(options);
+    try {
+      return await fn(hold.signal);
+    } finally {
+      await hold.release();
+    }
+  }
+
+  /** A hold's owner: the one named, else the `runInThread` flow's, else a fresh one per acquisition. */
+  #holdOwner(named: number | undefined): number {
+    return named ?? this.#host.currentThreadId() ?? this.#host.allocateThreadId();
+  }
+
+  #holdOf(threadId: number, outcome: RoundOutcome): MultiLockHold {
+    const granted = outcome.votes.filter((v) => v.vote === 'granted').map((v) => v.index);
+    const owner = { label: this.#label(), clientId: this.#host.id, unlock: (o: { threadId: number }) => this.unlock(o) };
+    const required = this.#members.length - this.failedLocksLimit();
+    return new MultiLockHold(owner, threadId, { members: this.#members, granted, required, validUntil: outcome.validUntil });
   }
 
   /**

@@ -26,6 +26,11 @@ export interface MultiLockMember {
    */
   expire?(timeToLive: number, unit?: TimeUnit): Promise<boolean>;
   /**
+   * @internal Calls `onLost` when the member's watchdog finds owner `threadId`'s hold gone; returns the function
+   * that stops watching. Absent: a hold of the multilock cannot learn of this member's loss.
+   */
+  watchHold?(threadId: number, onLost: () => void): () => void;
+  /**
    * @internal Where a release of the member is published, for a MultiLock waiting after it refused
    * `threadId`; absent or `null`: none (the refusal's TTL bounds the wait).
    */

@@ -21,13 +21,14 @@ import { permitExpirableTimeoutName, semaphoreChannelName, unlockLatchName } fro
 import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
+import { parsePermitHold, type LeasedPermitHoldOptions, type TryLeasedPermitHoldOptions } from './holdArgs.js';
+import { watchPermits } from './permitWatch.js';
+import { PermitExpirableHold } from './SemaphoreHold.js';
 import { MIN_PERMITS, parsePermitCall, requireLease, requirePermits, type SignalOptions } from '../args.js';
 
-/** Redisson's score of a permit without a lease (`nonExpirableTimeout`). */
-export const NON_EXPIRABLE_SCORE = 922_337_203_685_477;
+import { NON_EXPIRABLE_SCORE, type PermitId } from './permitIds.js';
 
-/** A permit id as Redisson hands it out: 32 lowercase hex digits (16 random bytes). */
-export type PermitId = string;
+export { NON_EXPIRABLE_SCORE, type PermitId };
 
 interface ParsedPermitCall {
   /** null: the single-permit form (answers one id or null). */
@@ -256,6 +257,60 @@ export class RPermitExpirableSemaphore extends RExpirable {
     const left = Number(await executor.eval('permitExpirableSemaphore/getLeaseTime', [this.#rawName, this.#timeoutName, this.#channel], args));
     if (left === 0) throw new PermitNotHeldError(`Permit with id ${permitId} has already been released or doesn't exist`, [permitId]);
     return left;
+  }
+
+  /**
+   * Acquires permits, waiting as long as it takes, and returns them as a hold: its ids, released together
+   * by `release()` or at the end of an `await using` block, and a `signal` aborted when a lease runs out.
+   * `permits` (default 1), `leaseTime` in ms (omitted or `-1`: no lease).
+   * @throws RangeError | TypeError on a bad option, before anything is sent.
+   * @throws the signal's reason on abort (permits landing then are released); `RedissonShutdownError`.
+   * @example
+   * ```ts
+   * await using seat = await seats.acquireHold({ leaseTime: 30_000 });
+   * await render({ signal: seat.signal });
+   * ```
+   */
+  async acquireHold(options?: LeasedPermitHoldOptions): Promise<PermitExpirableHold> {
+    const { permits, leaseMs, signal } = parsePermitHold('acquireHold', options, false, true);
+    this.#ctx.ensureOpen();
+    const ids = await this.#acquireIds({ permits, waitMs: -1, leaseMs, options: signal ? { signal } : {} });
+    if (ids === null) throw new IllegalStateError('unreachable: an unlimited wait ended without permits');
+    return this.#holdOf(ids, leaseMs);
+  }
+
+  /**
+   * Like {@link acquireHold}, but gives up: one attempt, or waits up to `waitTime` ms.
+   * @returns the hold, or `null` when the permits were not taken in time (nothing is then taken).
+   */
+  async tryAcquireHold(options?: TryLeasedPermitHoldOptions): Promise<PermitExpirableHold | null> {
+    const { permits, waitMs, leaseMs, signal } = parsePermitHold('tryAcquireHold', options, true, true);
+    this.#ctx.ensureOpen();
+    const ids = await this.#acquireIds({ permits, waitMs, leaseMs, options: signal ? { signal } : {} });
+    return ids === null ? null : this.#holdOf(ids, leaseMs);
+  }
+
+  /**
+   * Runs `fn` with permits taken, and always releases them. `fn` gets the hold's signal, aborted if a lease
+   * runs out meanwhile.
+   * @throws whatever `fn` throws, once the permits are released; `PermitNotHeldError` from the release when a
+   *   lease ran out during `fn`.
+   * @example await seats.withPermits((signal) => render({ signal }), { leaseTime: 30_000 });
+   */
+  async withPermits<R>(fn: (signal: AbortSignal) => R | Promise<R>, options?: LeasedPermitHoldOptions): Promise<R> {
+    const hold = await this.acquireHold(options);
+    try {
+      return await fn(hold.signal);
+    } finally {
+      await hold.release();
+    }
+  }
+
+  #holdOf(ids: readonly PermitId[], leaseMs: number): PermitExpirableHold {
+    const lost = new AbortController();
+    const abort = (): void => lost.abort(new PermitNotHeldError(`Permits with ids [${ids.join(', ')}] of '${this.getName()}' were lost (lease expired or semaphore deleted)`, ids));
+    const stop = watchPermits(this.#ctx.executor, this.#timeoutName, ids.map((id) => Buffer.from(id, 'hex')), leaseMs, abort);
+    return new PermitExpirableHold(this, ids, lost, stop);
   }
 
   async #count(op: 'availablePermits' | 'getPermits' | 'acquiredPermits'): Promise<number> {

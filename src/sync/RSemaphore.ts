@@ -15,6 +15,8 @@ import { semaphoreWakePolicy } from '../pubsub/wakePolicies.js';
 import type { TimeUnit } from '../TimeUnit.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { traceRelease } from '../diagnostics.js';
+import { parsePermitHold, type PermitHoldOptions, type TryPermitHoldOptions } from './holdArgs.js';
+import { SemaphoreHold } from './SemaphoreHold.js';
 import { MIN_PERMITS, parseAcquire, parseTryAcquire, requirePermits, requireTimeToLive, type SignalOptions } from '../args.js';
 
 /**
@@ -164,6 +166,52 @@ export class RSemaphore extends RExpirable {
     this.#ctx.ensureOpen();
     const { executor } = this.#ctx;
     await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits]);
+  }
+
+  /**
+   * Takes `permits` (default 1), waiting as long as it takes, and returns them as a hold: release it once (or
+   * `await using` it) and exactly those permits go back. {@link acquire} with a value to release.
+   * @throws RangeError | TypeError on a bad option (`permits` must be at least 1), before anything is sent.
+   * @throws the signal's reason on abort (permits landing then are given back); `RedissonShutdownError`.
+   * @example
+   * ```ts
+   * await using slot = await slots.acquireHold({ permits: 2 });
+   * await encode();
+   * ```
+   */
+  async acquireHold(options?: PermitHoldOptions): Promise<SemaphoreHold> {
+    const { permits, signal } = parsePermitHold('acquireHold', options, false, false);
+    this.#ctx.ensureOpen();
+    await this.#acquire(permits, -1, signal);
+    return this.#holdOf(permits);
+  }
+
+  /**
+   * Like {@link acquireHold}, but gives up: one attempt, or waits up to `waitTime` ms.
+   * @returns the hold, or `null` when the permits were not taken in time (nothing is then taken).
+   */
+  async tryAcquireHold(options?: TryPermitHoldOptions): Promise<SemaphoreHold | null> {
+    const { permits, waitMs, signal } = parsePermitHold('tryAcquireHold', options, true, false);
+    this.#ctx.ensureOpen();
+    return (await this.#acquire(permits, waitMs, signal)) === null ? null : this.#holdOf(permits);
+  }
+
+  /**
+   * Runs `fn` with `permits` (default 1) taken, and always gives them back.
+   * @throws whatever `fn` throws, once the permits are given back; the release's error when the release fails.
+   * @example await slots.withPermits(() => encode(file), { permits: 2 });
+   */
+  async withPermits<R>(fn: () => R | Promise<R>, options?: PermitHoldOptions): Promise<R> {
+    const hold = await this.acquireHold(options);
+    try {
+      return await fn();
+    } finally {
+      await hold.release();
+    }
+  }
+
+  #holdOf(permits: number): SemaphoreHold {
+    return new SemaphoreHold(permits, (n) => this.release(n));
   }
 
   #acquire(permits: number, waitMs: number, signal: AbortSignal | undefined): Promise<{ value: void } | null> {

@@ -37,8 +37,7 @@ const seen: { channel: string; message: string }[] = [];
 beforeAll(async () => {
   server = await startRedis();
   infra = new Clients(server.url);
-  // Java's re-entry by one thread on one object: each lock object is one owner.
-  clients = new Clients(server.url, { lockOwnership: 'object' });
+  clients = new Clients(server.url);
   raw = infra.raw();
   const sub = infra.raw();
   sub.on('pmessage', (_p: string, channel: string, message: string) => seen.push({ channel, message }));
@@ -46,7 +45,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await clients.closeAll();
-  clients = new Clients(server.url, { lockOwnership: 'object' });
+  clients = new Clients(server.url);
 });
 afterAll(async () => {
   await clients.closeAll();
@@ -544,19 +543,22 @@ describe('RedissonNonReentrantFairLock', () => {
     const client = clients.client();
     const name = uniqueName('nrfair');
     const lock = client.getNonReentrantFairLock(name);
-    await lock.lock(LONG_LEASE_MS);
-    const error = await lock.lock().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(IllegalMonitorStateError);
-    expect((error as IllegalMonitorStateError).message).toContain('non-reentrant');
-    expect(((error as Error).cause as Error).message).toContain('NON_REENTRANT_REACQUIRE');
-    await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock(100, TimeUnit.MILLISECONDS)).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    expect(await lock.getHoldCount()).toBe(1);
-    expect(await raw.pttl(name)).toBeGreaterThan(50_000);
-    expect(await raw.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
-    await lock.unlock();
-    expect(await lock.isLocked()).toBe(false);
+    // Java's one thread: a flow of the object's own id, so each re-acquire is by the owner.
+    await client.runInThread(async () => {
+      await lock.lock(LONG_LEASE_MS);
+      const error = await lock.lock().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(IllegalMonitorStateError);
+      expect((error as IllegalMonitorStateError).message).toContain('non-reentrant');
+      expect(((error as Error).cause as Error).message).toContain('NON_REENTRANT_REACQUIRE');
+      await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock(100, TimeUnit.MILLISECONDS)).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      expect(await lock.getHoldCount()).toBe(1);
+      expect(await raw.pttl(name)).toBeGreaterThan(50_000);
+      expect(await raw.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
+      await lock.unlock();
+      expect(await lock.isLocked()).toBe(false);
+    }, lock.threadId);
     // Those refusals leave nothing behind: a later wait of the same owner that runs out still leaves the queue.
     const other = client.getNonReentrantFairLock(name);
     await other.lock(LONG_LEASE_MS);

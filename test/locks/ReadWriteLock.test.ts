@@ -1,7 +1,8 @@
 /**
  * ReadWriteLock behaviour on a real server, following Redisson's RedissonReadWriteLockTest as a checklist
- * (PROTOCOL.md §14.4; the list is in test/README.md). "Another thread" is another ReadWriteLock object (its
- * own owner) or an explicit thread id. The watchdog scenarios are in ReadWriteLock.watchdog.test.ts.
+ * (PROTOCOL.md §14.4; the list is in test/README.md), on the default ownership: Java's one thread re-entering
+ * (nested holds, a downgrade) is a `runInThread` flow; "another thread" is another ReadWriteLock object (its own
+ * owner), a flow of its own, or an explicit thread id. The watchdog scenarios are in ReadWriteLock.watchdog.test.ts.
  *
  * Waiters that must be woken by a message are parked first: MONITOR shows each refused attempt (the `PTTL`
  * a refused acquire script ends with), and a waiter makes two before it waits — one before subscribing, one
@@ -20,8 +21,8 @@ import {
 import { WireTap } from '../interop/support/wire.js';
 import { collectMessages, eventually, uniqueName, useRedis, within } from '../support/redis.js';
 
-// Java's re-entry by one thread on one object (downgrade, nested holds): each lock object is one owner.
-const suite = useRedis({ clientOptions: { lockOwnership: 'object' } });
+// The default ownership: Java's re-entry by one thread (downgrade, nested holds) runs inside `runInThread`.
+const suite = useRedis();
 let raw: Redis;
 let tap: WireTap;
 let client: Redisson;
@@ -41,6 +42,14 @@ const parked = async (name: string, from: number, n: number): Promise<void> => {
   await eventually(() => refused() >= 2 * n, 10_000, `${n} parked waiter(s)`);
 };
 const readerField = (c: Redisson, rw: RedissonReadWriteLock): string => `${c.getId()}:${rw.threadId}`;
+/**
+ * Java's one thread, on the default ownership: a `runInThread` flow with an explicit id, so that its hash field
+ * can be named and a later call can be made by the same thread. Ids below 1 000 000 001 never meet automatic ones.
+ */
+let threads = 100;
+const newThread = (): number => threads++;
+const inThread = <T>(id: number, fn: () => Promise<T>): Promise<T> => client.runInThread(fn, id);
+const fieldOf = (id: number): string => `${client.getId()}:${id}`;
 /** Rejects when `promise` is still pending after the hang guard (10 s; holders' leases are 60 s). */
 const woken = <T>(promise: Promise<T>, what: string): Promise<T> => within(promise, 10_000, `${what}: not woken`);
 
@@ -50,20 +59,23 @@ describe('layout', () => {
     const rw = client.getReadWriteLock(name);
     const messages = await collectMessages(suite.clients.raw(), readWriteLockChannelName(name));
     expect(readWriteLockChannelName(name)).toBe(`redisson_rwlock:{${name}}`);
-    await rw.readLock().lock();
-    await rw.readLock().lock(10, TimeUnit.SECONDS);
-    const field = readerField(client, rw);
-    expect(await raw.hgetall(name)).toEqual({ mode: 'read', [field]: '2' });
-    const timeouts = [1, 2].map((k) => `{${name}}:${field}:rwlock_timeout:${k}`);
-    expect(`${readLockTimeoutPrefix(name, field)}:1`).toBe(timeouts[0]);
-    expect(await raw.pttl(timeouts[0] ?? '')).toBeGreaterThan(25_000);
-    expect(await raw.pttl(timeouts[1] ?? '')).toBeLessThanOrEqual(10_000);
-    await rw.readLock().unlock();
-    expect(await raw.exists(timeouts[1] ?? '')).toBe(0);
-    await rw.readLock().unlock();
-    await rw.writeLock().lock();
-    expect(await raw.hgetall(name)).toEqual({ mode: 'write', [`${field}:write`]: '1' });
-    await rw.writeLock().unlock();
+    const thread = newThread();
+    const field = fieldOf(thread);
+    await inThread(thread, async () => {
+      await rw.readLock().lock();
+      await rw.readLock().lock(10, TimeUnit.SECONDS);
+      expect(await raw.hgetall(name)).toEqual({ mode: 'read', [field]: '2' });
+      const timeouts = [1, 2].map((k) => `{${name}}:${field}:rwlock_timeout:${k}`);
+      expect(`${readLockTimeoutPrefix(name, field)}:1`).toBe(timeouts[0]);
+      expect(await raw.pttl(timeouts[0] ?? '')).toBeGreaterThan(25_000);
+      expect(await raw.pttl(timeouts[1] ?? '')).toBeLessThanOrEqual(10_000);
+      await rw.readLock().unlock();
+      expect(await raw.exists(timeouts[1] ?? '')).toBe(0);
+      await rw.readLock().unlock();
+      await rw.writeLock().lock();
+      expect(await raw.hgetall(name)).toEqual({ mode: 'write', [`${field}:write`]: '1' });
+      await rw.writeLock().unlock();
+    });
     expect(await raw.exists(name)).toBe(0);
     await eventually(() => messages.length === 2, 5_000, 'two release messages');
     expect(messages).toEqual(['0', '1']);
@@ -91,12 +103,14 @@ describe('RedissonReadWriteLockTest', () => {
 
   it('testReadLockIsLocked: false while only the writer holds it; true once the writer also reads', async () => {
     const rw = client.getReadWriteLock(rwName());
-    await rw.writeLock().lock();
-    expect(await rw.readLock().isLocked()).toBe(false);
-    await rw.readLock().lock();
-    expect(await rw.readLock().isLocked()).toBe(true);
-    await rw.readLock().unlock();
-    await rw.writeLock().unlock();
+    await inThread(newThread(), async () => {
+      await rw.writeLock().lock();
+      expect(await rw.readLock().isLocked()).toBe(false);
+      await rw.readLock().lock();
+      expect(await rw.readLock().isLocked()).toBe(true);
+      await rw.readLock().unlock();
+      await rw.writeLock().unlock();
+    });
   });
 
   it('testName: a name with a hash tag and colons; 10 owners x 10 read lock/unlock', async () => {
@@ -119,22 +133,29 @@ describe('RedissonReadWriteLockTest', () => {
 
   it('testWriteLockExpiration: a reentrant write adds its lease to the TTL; other owners fail meanwhile', async () => {
     const rw = client.getReadWriteLock(rwName());
-    expect(await rw.writeLock().tryLock(1_000, 5_000, TimeUnit.MILLISECONDS)).toBe(true);
-    expect(await rw.writeLock().tryLock(1_000, 2_000, TimeUnit.MILLISECONDS)).toBe(true);
-    expect(await rw.writeLock().remainTimeToLive()).toBeGreaterThan(5_000);
-    const other = client.getReadWriteLock(rw.getName());
-    expect(await other.writeLock().tryLock(100, 1_000, TimeUnit.MILLISECONDS)).toBe(false);
-    expect(await other.readLock().tryLock(100, 1_000, TimeUnit.MILLISECONDS)).toBe(false);
-    await rw.writeLock().unlock();
-    await rw.writeLock().unlock();
+    await inThread(newThread(), async () => {
+      expect(await rw.writeLock().tryLock(1_000, 5_000, TimeUnit.MILLISECONDS)).toBe(true);
+      expect(await rw.writeLock().tryLock(1_000, 2_000, TimeUnit.MILLISECONDS)).toBe(true);
+      expect(await rw.writeLock().remainTimeToLive()).toBeGreaterThan(5_000);
+      // Java's other thread: a flow of its own.
+      const other = client.getReadWriteLock(rw.getName());
+      await inThread(newThread(), async () => {
+        expect(await other.writeLock().tryLock(100, 1_000, TimeUnit.MILLISECONDS)).toBe(false);
+        expect(await other.readLock().tryLock(100, 1_000, TimeUnit.MILLISECONDS)).toBe(false);
+      });
+      await rw.writeLock().unlock();
+      await rw.writeLock().unlock();
+    });
   });
 
   it('testInCluster (one server, hash-tag name): write then read by one owner, unlock both', async () => {
     const rw = client.getReadWriteLock(`orders:{${rwName()}}:rw`);
-    await rw.writeLock().lock();
-    await rw.readLock().lock();
-    await rw.readLock().unlock();
-    await rw.writeLock().unlock();
+    await inThread(newThread(), async () => {
+      await rw.writeLock().lock();
+      await rw.readLock().lock();
+      await rw.readLock().unlock();
+      await rw.writeLock().unlock();
+    });
     expect(await raw.exists(rw.getName())).toBe(0);
   });
 
@@ -163,24 +184,28 @@ describe('RedissonReadWriteLockTest', () => {
 
   it('testReadLockLeaseTimeout: a nested read\'s unlock restores the TTL to the first hold\'s remaining lease', async () => {
     const rw = client.getReadWriteLock(rwName());
-    expect(await rw.readLock().tryLock(1, 1_500, TimeUnit.MILLISECONDS)).toBe(true);
-    expect(await rw.readLock().tryLock(1, 20_000, TimeUnit.MILLISECONDS)).toBe(true);
-    await rw.readLock().unlock();
-    expect(await rw.readLock().remainTimeToLive()).toBeLessThanOrEqual(1_500);
-    expect(await rw.writeLock().tryLock()).toBe(false); // read mode blocks even its own owner
-    expect(await rw.writeLock().tryLock(10_000, LONG, TimeUnit.MILLISECONDS)).toBe(true);
-    await rw.writeLock().unlock();
+    await inThread(newThread(), async () => {
+      expect(await rw.readLock().tryLock(1, 1_500, TimeUnit.MILLISECONDS)).toBe(true);
+      expect(await rw.readLock().tryLock(1, 20_000, TimeUnit.MILLISECONDS)).toBe(true);
+      await rw.readLock().unlock();
+      expect(await rw.readLock().remainTimeToLive()).toBeLessThanOrEqual(1_500);
+      expect(await rw.writeLock().tryLock()).toBe(false); // read mode blocks even its own owner
+      expect(await rw.writeLock().tryLock(10_000, LONG, TimeUnit.MILLISECONDS)).toBe(true);
+      await rw.writeLock().unlock();
+    });
   });
 
   it('testWR: the writer takes and releases a read lock; the write lock stays held', async () => {
     const rw = client.getReadWriteLock(rwName());
-    await rw.writeLock().lock();
-    await rw.readLock().lock();
-    await rw.readLock().unlock();
-    expect(await rw.writeLock().isLocked()).toBe(true);
-    expect(await rw.writeLock().isHeldByCurrentThread()).toBe(true);
-    await rw.writeLock().unlock();
-    expect(await rw.writeLock().isLocked()).toBe(false);
+    await inThread(newThread(), async () => {
+      await rw.writeLock().lock();
+      await rw.readLock().lock();
+      await rw.readLock().unlock();
+      expect(await rw.writeLock().isLocked()).toBe(true);
+      expect(await rw.writeLock().isHeldByCurrentThread()).toBe(true);
+      await rw.writeLock().unlock();
+      expect(await rw.writeLock().isLocked()).toBe(false);
+    });
   });
 
   it('testWriteRead: the write unlock (message 1) wakes all 20 parked readers, in two clients', async () => {
@@ -202,40 +227,48 @@ describe('RedissonReadWriteLockTest', () => {
   it('testWriteReadReentrancy: after the writer\'s write unlock only its read hold remains (mode read)', async () => {
     const rw = client.getReadWriteLock(rwName());
     const other = client.getReadWriteLock(rw.getName());
-    await rw.writeLock().lock();
-    await rw.readLock().lock();
-    expect(await other.readLock().tryLock()).toBe(false);
-    await rw.writeLock().unlock();
-    expect(await rw.writeLock().tryLock()).toBe(false);
-    expect(await raw.hget(rw.getName(), 'mode')).toBe('read');
-    await rw.readLock().unlock();
-    expect(await rw.writeLock().tryLock()).toBe(true);
-    await rw.writeLock().unlock();
+    await inThread(newThread(), async () => {
+      await rw.writeLock().lock();
+      await rw.readLock().lock();
+      expect(await inThread(newThread(), () => other.readLock().tryLock())).toBe(false);
+      await rw.writeLock().unlock();
+      expect(await rw.writeLock().tryLock()).toBe(false);
+      expect(await raw.hget(rw.getName(), 'mode')).toBe('read');
+      await rw.readLock().unlock();
+      expect(await rw.writeLock().tryLock()).toBe(true);
+      await rw.writeLock().unlock();
+    });
   });
 
   it('testWriteLock: the downgrade lets others read; the former writer cannot write again while reading', async () => {
     const rw = client.getReadWriteLock(rwName());
     const other = client.getReadWriteLock(rw.getName());
-    await rw.writeLock().lock();
-    await rw.writeLock().lock();
-    expect(await other.readLock().tryLock()).toBe(false);
-    await rw.readLock().lock();
-    await rw.writeLock().unlock();
-    await rw.writeLock().unlock();
-    expect(await other.readLock().tryLock()).toBe(true);
-    expect(await rw.writeLock().tryLock()).toBe(false);
-    expect(await rw.writeLock().isLocked()).toBe(false);
-    expect(await rw.writeLock().isHeldByCurrentThread()).toBe(false);
-    await other.readLock().unlock();
-    await rw.readLock().unlock();
+    const otherThread = newThread();
+    await inThread(newThread(), async () => {
+      await rw.writeLock().lock();
+      await rw.writeLock().lock();
+      expect(await inThread(otherThread, () => other.readLock().tryLock())).toBe(false);
+      await rw.readLock().lock();
+      await rw.writeLock().unlock();
+      await rw.writeLock().unlock();
+      expect(await inThread(otherThread, () => other.readLock().tryLock())).toBe(true);
+      expect(await rw.writeLock().tryLock()).toBe(false);
+      expect(await rw.writeLock().isLocked()).toBe(false);
+      expect(await rw.writeLock().isHeldByCurrentThread()).toBe(false);
+      await inThread(otherThread, () => other.readLock().unlock());
+      await rw.readLock().unlock();
+    });
   });
 
   it('issue 24: the write→read downgrade publishes 1, which wakes the readers parked behind the writer (two clients)', async () => {
     const name = rwName();
     const channel = readWriteLockChannelName(name);
     const writer = client.getReadWriteLock(name);
-    await writer.writeLock().lock(LONG);
-    await writer.readLock().lock(LONG); // the hash now lives 60 s: only a message lets a parked reader in
+    const writerThread = newThread();
+    await inThread(writerThread, async () => {
+      await writer.writeLock().lock(LONG);
+      await writer.readLock().lock(LONG); // the hash now lives 60 s: only a message lets a parked reader in
+    });
     const messages = await collectMessages(suite.clients.raw(), channel);
     const from = await tap.mark();
     const clients = [client, suite.clients.client()];
@@ -244,16 +277,17 @@ describe('RedissonReadWriteLockTest', () => {
     await parked(name, from, 2);
     const numSub = Number(((await raw.pubsub('NUMSUB', channel)) as [string, number])[1]);
     expect(numSub).toBe(3); // each client's subscriber, and the collector
-    await writer.writeLock().unlock();
+    await inThread(writerThread, () => writer.writeLock().unlock());
     await woken(Promise.all(acquired), 'the readers parked behind the writer');
     expect(await raw.hgetall(name)).toEqual({
       mode: 'read',
-      [readerField(client, writer)]: '1',
+      [fieldOf(writerThread)]: '1',
       ...Object.fromEntries(readers.map((r, i) => [readerField(clients[i] as Redisson, r), '1'])),
     });
     await eventually(() => messages.length === 1, 5_000, 'the downgrade message');
     expect(messages).toEqual(['1']);
-    for (const r of [writer, ...readers]) await r.readLock().unlock();
+    await inThread(writerThread, () => writer.readLock().unlock());
+    for (const r of readers) await r.readLock().unlock();
     expect(await raw.exists(name)).toBe(0);
   });
 
@@ -304,19 +338,21 @@ describe('RedissonReadWriteLockTest', () => {
   it('testHoldCount: read and write hold counts', async () => {
     const rw = client.getReadWriteLock(rwName());
     const [read, write] = [rw.readLock(), rw.writeLock()];
-    expect(await read.getHoldCount()).toBe(0);
-    await read.lock();
-    expect(await read.getHoldCount()).toBe(1);
-    await read.unlock();
-    expect(await read.getHoldCount()).toBe(0);
-    await write.lock();
-    await write.lock();
-    expect(await write.getHoldCount()).toBe(2);
-    expect(await read.getHoldCount()).toBe(0);
-    await write.unlock();
-    expect(await write.getHoldCount()).toBe(1);
-    await write.unlock();
-    expect(await write.getHoldCount()).toBe(0);
+    await inThread(newThread(), async () => {
+      expect(await read.getHoldCount()).toBe(0);
+      await read.lock();
+      expect(await read.getHoldCount()).toBe(1);
+      await read.unlock();
+      expect(await read.getHoldCount()).toBe(0);
+      await write.lock();
+      await write.lock();
+      expect(await write.getHoldCount()).toBe(2);
+      expect(await read.getHoldCount()).toBe(0);
+      await write.unlock();
+      expect(await write.getHoldCount()).toBe(1);
+      await write.unlock();
+      expect(await write.getHoldCount()).toBe(0);
+    });
   });
 
   it('testIsHeldByCurrentThread / OtherThread, testIsLocked / OtherThread, testLockUnlock (read lock)', async () => {
@@ -344,11 +380,13 @@ describe('RedissonReadWriteLockTest', () => {
 
   it('testReentrancy: read tryLock() twice by one owner, then two unlocks', async () => {
     const rw = client.getReadWriteLock(rwName());
-    expect(await rw.readLock().tryLock()).toBe(true);
-    expect(await rw.readLock().tryLock()).toBe(true);
-    expect(await rw.readLock().getHoldCount()).toBe(2);
-    await rw.readLock().unlock();
-    await rw.readLock().unlock();
+    await inThread(newThread(), async () => {
+      expect(await rw.readLock().tryLock()).toBe(true);
+      expect(await rw.readLock().tryLock()).toBe(true);
+      expect(await rw.readLock().getHoldCount()).toBe(2);
+      await rw.readLock().unlock();
+      await rw.readLock().unlock();
+    });
     expect(await raw.exists(rw.getName())).toBe(0);
   });
 
@@ -381,8 +419,11 @@ describe('RedissonReadWriteLockTest', () => {
 });
 
 describe('owners', () => {
-  it('both halves of one ReadWriteLock object are one owner; another object is another owner; runInThread and threadId join them', async () => {
+  // Kept on `lockOwnership: 'object'` on purpose: what it states — the two halves of one object are one owner
+  // while that object holds — is what that option means. The default's answer is the next test.
+  it("lockOwnership 'object': both halves of one ReadWriteLock object are one owner; another object is another owner; runInThread and threadId join them", async () => {
     const name = rwName();
+    const client = suite.clients.client({ lockOwnership: 'object' });
     const rw = client.getReadWriteLock(name);
     const [write, read] = [rw.writeLock(), rw.readLock()];
     expect(write.threadId).toBe(read.threadId);
@@ -399,6 +440,32 @@ describe('owners', () => {
       await client.getReadWriteLock(name).writeLock().unlock();
       expect(await raw.hget(name, 'mode')).toBe('read');
       await client.getReadWriteLock(name).readLock().unlock();
+    });
+    expect(await raw.exists(name)).toBe(0);
+  });
+
+  it('default ownership: a half acquired while the other half of the object holds is another owner; runInThread and threadId join them', async () => {
+    const name = rwName();
+    const rw = client.getReadWriteLock(name);
+    const [write, read] = [rw.writeLock(), rw.readLock()];
+    expect(write.threadId).toBe(read.threadId);
+    await write.lock();
+    expect(await raw.hgetall(name)).toEqual({ mode: 'write', [`${readerField(client, rw)}:write`]: '1' });
+    // A second flow through the same object: not the writer, so it may not read meanwhile.
+    expect(await read.tryLock()).toBe(false);
+    expect(await read.tryLock({ threadId: rw.threadId })).toBe(true); // the writer itself, named
+    await read.unlock({ threadId: rw.threadId });
+    await write.unlock();
+    // Sequential use of the idle object is one owner, as one Java thread.
+    await read.lock();
+    expect(await raw.hgetall(name)).toEqual({ mode: 'read', [readerField(client, rw)]: '1' });
+    await read.unlock();
+    await client.runInThread(async () => {
+      await write.lock();
+      expect(await read.tryLock()).toBe(true);
+      await write.unlock();
+      expect(await raw.hget(name, 'mode')).toBe('read');
+      await read.unlock();
     });
     expect(await raw.exists(name)).toBe(0);
   });

@@ -13,8 +13,9 @@ const WATCHDOG = 900;
 /** Long enough that a hold nobody renews has expired twice over. */
 const OUTLIVE = 2 * WATCHDOG + 200;
 
-// Java's re-entry by one thread on one object (downgrade, nested holds): each lock object is one owner.
-const suite = useRedis({ clientOptions: { lockOwnership: 'object' } });
+// The default ownership. Java's re-entry by one thread (nested holds, write + read) is a `runInThread` flow
+// whose id is the object's own, so the fields are those of the object's sequential acquisitions.
+const suite = useRedis();
 let raw: Redis;
 beforeAll(() => {
   raw = suite.clients.raw();
@@ -22,6 +23,8 @@ beforeAll(() => {
 
 const shortWatchdog = (): Redisson => suite.clients.client({ lockWatchdogTimeout: WATCHDOG });
 const fieldOf = (c: Redisson, rw: RedissonReadWriteLock): string => `${c.getId()}:${rw.threadId}`;
+/** `fn` as the thread of `rw`'s own id: its calls re-enter that owner's holds. */
+const asOwner = <T>(c: Redisson, rw: RedissonReadWriteLock, fn: () => Promise<T>): Promise<T> => c.runInThread(fn, rw.threadId);
 const timeoutKeys = (name: string, field: string, count: number): string[] =>
   Array.from({ length: count }, (_, k) => `${readLockTimeoutPrefix(name, field)}:${k + 1}`);
 
@@ -31,7 +34,8 @@ describe.concurrent('ReadWriteLock watchdog', () => {
     const name = uniqueName('rw');
     const readers = Array.from({ length: 10 }, () => client.getReadWriteLock(name));
     for (const r of readers) await r.readLock().lock();
-    await readers[0]?.readLock().lock(); // a nested hold: its second timeout key is renewed too
+    const first = readers[0] as RedissonReadWriteLock;
+    await asOwner(client, first, () => first.readLock().lock()); // a nested hold: its second timeout key is renewed too
     await sleep(OUTLIVE);
     for (const [i, r] of readers.entries()) {
       expect(await r.readLock().isHeldByCurrentThread()).toBe(true);
@@ -42,7 +46,7 @@ describe.concurrent('ReadWriteLock watchdog', () => {
     await foreign.readLock().lock(100);
     await foreign.readLock().unlock();
     expect(Object.keys(await raw.hgetall(name)).length).toBe(11);
-    await readers[0]?.readLock().unlock();
+    await asOwner(client, first, () => first.readLock().unlock());
     for (const r of readers) await r.readLock().unlock();
     expect(await raw.exists(name)).toBe(0);
   });
@@ -50,15 +54,17 @@ describe.concurrent('ReadWriteLock watchdog', () => {
   it('testReadWriteTTL: write + read held past several leases; after the write unlock the read hold is still renewed', async ({ expect }) => {
     const client = shortWatchdog();
     const rw = client.getReadWriteLock(uniqueName('rw'));
-    await rw.writeLock().lock();
-    await rw.readLock().lock();
-    await sleep(OUTLIVE);
-    expect(await rw.writeLock().remainTimeToLive()).toBeGreaterThan(0);
-    await rw.writeLock().unlock();
-    await sleep(OUTLIVE);
-    expect(await rw.readLock().isHeldByCurrentThread()).toBe(true);
-    expect(await raw.pttl(timeoutKeys(rw.getName(), fieldOf(client, rw), 1)[0] ?? '')).toBeGreaterThan(0);
-    await rw.readLock().unlock();
+    await asOwner(client, rw, async () => {
+      await rw.writeLock().lock();
+      await rw.readLock().lock();
+      await sleep(OUTLIVE);
+      expect(await rw.writeLock().remainTimeToLive()).toBeGreaterThan(0);
+      await rw.writeLock().unlock();
+      await sleep(OUTLIVE);
+      expect(await rw.readLock().isHeldByCurrentThread()).toBe(true);
+      expect(await raw.pttl(timeoutKeys(rw.getName(), fieldOf(client, rw), 1)[0] ?? '')).toBeGreaterThan(0);
+      await rw.readLock().unlock();
+    });
     expect(await raw.exists(rw.getName())).toBe(0);
   });
 
@@ -67,16 +73,18 @@ describe.concurrent('ReadWriteLock watchdog', () => {
     const lost: LockLostEvent[] = [];
     client.on('lockLost', (e) => lost.push(e));
     const rw = client.getReadWriteLock(uniqueName('rw'));
-    await rw.writeLock().lock();
-    await rw.readLock().lock();
-    await rw.readLock().lock();
-    await rw.readLock().unlock();
-    await rw.readLock().unlock();
-    await sleep(OUTLIVE);
-    expect(await rw.writeLock().isHeldByCurrentThread()).toBe(true);
-    expect(await raw.hgetall(rw.getName())).toEqual({ mode: 'write', [`${fieldOf(client, rw)}:write`]: '1' });
-    expect(lost).toEqual([]);
-    await rw.writeLock().unlock();
+    await asOwner(client, rw, async () => {
+      await rw.writeLock().lock();
+      await rw.readLock().lock();
+      await rw.readLock().lock();
+      await rw.readLock().unlock();
+      await rw.readLock().unlock();
+      await sleep(OUTLIVE);
+      expect(await rw.writeLock().isHeldByCurrentThread()).toBe(true);
+      expect(await raw.hgetall(rw.getName())).toEqual({ mode: 'write', [`${fieldOf(client, rw)}:write`]: '1' });
+      expect(lost).toEqual([]);
+      await rw.writeLock().unlock();
+    });
   });
 
   it('a forceUnlock that does not match the mode changes nothing and keeps this client\'s renewals', async ({ expect }) => {

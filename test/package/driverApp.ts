@@ -1,14 +1,20 @@
 /**
- * The app of drivers.test.ts, as a user writes it after `npm install redisson-ts ioredis@<version>`: two
+ * The app of drivers.test.ts, as a user writes it after `npm install redisson-ts <driver>@<version>`: two
  * clients; for a lock, a semaphore and a fair lock, the second client waits (subscribed to the
- * primitive's channel) until the first releases, so the wake-up travels through the installed ioredis'
- * pub/sub. Prints one JSON line ({@link DriverAppReport}).
+ * primitive's channel) until the first releases, so the wake-up travels through the installed driver's
+ * pub/sub. With ioredis the clients are given the URL; with iovalkey, an iovalkey `Redis` each (what a
+ * Valkey user does: Redisson duplicates it, so every connection of the client is iovalkey's). Prints one JSON
+ * line ({@link DriverAppReport}).
  */
+
+/** The client libraries the app can be written for. */
+export type AppDriver = 'ioredis' | 'iovalkey';
 
 /** What the app prints. */
 export interface DriverAppReport {
-  /** The ioredis the app resolved. */
-  ioredis: string;
+  /** The driver package the app imported, and its installed version. */
+  driver: AppDriver;
+  version: string;
   /** `resp=` of the app's own connection in `CLIENT INFO`. */
   resp: string;
   /** Each primitive: the waiter got it after the holder released it, and the data is gone after. */
@@ -17,15 +23,18 @@ export interface DriverAppReport {
 
 export const DRIVER_APP = 'app.mjs';
 
-export const driverAppSource = `import { createRequire } from 'node:module';
-import { Redis } from 'ioredis';
+/** The app's source for `driver`. */
+export function driverAppSource(driver: AppDriver): string {
+  const connect = driver === 'ioredis' ? 'url' : 'new Redis(url)';
+  return `import { createRequire } from 'node:module';
+import { Redis } from '${driver}';
 import { Redisson } from 'redisson-ts';
 
 const url = String(process.env.REDIS_URL);
 const name = String(process.env.LOCK_NAME);
 const raw = new Redis(url);
-const holder = Redisson.create({ redis: url });
-const waiter = Redisson.create({ redis: url });
+const given = [${connect}, ${connect}];
+const [holder, waiter] = given.map((redis) => Redisson.create({ redis }));
 
 // Resolves once someone is subscribed to a channel naming \`key\`: the waiter is parked.
 async function parked(key) {
@@ -61,11 +70,12 @@ try {
   const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
   const fairName = name + ':fair';
   const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && (await raw.exists(fairName)) === 0;
-  const ioredis = createRequire(import.meta.url)('ioredis/package.json').version;
+  const version = createRequire(import.meta.url)('${driver}/package.json').version;
   const resp = /resp=(\\d)/.exec(await raw.call('CLIENT', 'INFO'))[1];
-  console.log(JSON.stringify({ ioredis, resp, woken: { lock, semaphore, fairLock } }));
+  console.log(JSON.stringify({ driver: '${driver}', version, resp, woken: { lock, semaphore, fairLock } }));
 } finally {
   await Promise.all([holder.shutdown(), waiter.shutdown()]);
-  raw.disconnect();
+  for (const redis of [raw, ...given]) if (typeof redis !== 'string') redis.disconnect();
 }
 `;
+}

@@ -1,24 +1,29 @@
 /**
- * The packed tarball in fresh apps, one per ioredis major the peer range admits (issue 25): `npm install
- * <tarball> ioredis@6.1.0` and `… ioredis@5.9.0` resolve with no ERESOLVE and no peer-dependency warning,
- * and so does upgrading the 5.9.0 app to ioredis 6 in place. Each app (./driverApp.ts) hands a lock, a
- * semaphore and a fair lock from one client to a waiting one through the installed ioredis' pub/sub, and
- * reports which ioredis and protocol it ran (ioredis 6: RESP3, its default).
+ * The packed tarball (test/support/pack.ts) in fresh apps, one per driver the peer range admits (issue 25):
+ * `npm install <tarball> ioredis@6.1.0`, `… ioredis@5.9.0` and `… iovalkey@<pinned>` resolve with no
+ * ERESOLVE and no peer-dependency warning, and so does upgrading the 5.9.0 app to ioredis 6 in place. Each
+ * app (./driverApp.ts) hands a lock, a semaphore and a fair lock from one client to a waiting one through
+ * the installed driver's pub/sub, and reports which driver and protocol it ran (ioredis 6: RESP3, its
+ * default; iovalkey: RESP2 only). The iovalkey app installs ioredis too, for the types its TypeScript cast names;
+ * an app with iovalkey alone runs without ioredis (an optional peer, loaded only for connections made from a URL,
+ * options or nodes).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv as packEnv, packOnce } from '../support/pack.js';
 import { uniqueName, useRedis } from '../support/redis.js';
-import { DRIVER_APP, driverAppSource, type DriverAppReport } from './driverApp.js';
+import { DRIVER_APP, driverAppSource, type AppDriver, type DriverAppReport } from './driverApp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 const SIX = versionOf('ioredis-6');
 const FLOOR = versionOf('ioredis-lowest');
+const VALKEY = versionOf('iovalkey');
 // What npm prints when the peer range does not admit the ioredis installed beside us.
 const PEER_TROUBLE = /ERESOLVE|peer dep|overriding peer|Conflicting peer|invalid: /i;
 
@@ -28,11 +33,11 @@ interface Result {
   stderr: string;
 }
 
-/** The environment without the `npm_*` variables of an enclosing `npm test`, which would redirect npm. */
+/** pack.ts' environment (no `npm_*` variables of an enclosing `npm test`) without a driver leg's NODE_OPTIONS. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE_OPTIONS') env[key] = value;
-  return { ...env, ...extra };
+  const env = packEnv(extra);
+  delete env['NODE_OPTIONS'];
+  return env;
 }
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Result> {
@@ -53,15 +58,21 @@ const suite = useRedis();
 let work = '';
 let tarball = '';
 
-/** A fresh app with the tarball and `ioredis@version`: npm's output of the install. */
-async function freshApp(dir: string, version: string): Promise<Result> {
+/** A fresh app with the tarball and `driver@version`: npm's output of the install. */
+async function freshApp(dir: string, driver: AppDriver, version: string): Promise<Result> {
   const project = join(work, dir);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `app-${dir}`, private: true, type: 'module' }));
-  writeFileSync(join(project, DRIVER_APP), driverAppSource);
-  writeFileSync(join(project, 'typed.ts'), TYPED_APP);
+  writeFileSync(join(project, DRIVER_APP), driverAppSource(driver));
+  writeFileSync(join(project, 'typed.ts'), typedApp(driver, driver === 'iovalkey'));
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: TYPED_OPTIONS, files: ['typed.ts'] }));
-  return npmInstall(project, [tarball, `ioredis@${version}`, `@types/node@${versionOf('@types/node')}`]);
+  if (driver === 'iovalkey') {
+    writeFileSync(join(project, 'typed-uncast.ts'), typedApp(driver, false));
+    writeFileSync(join(project, 'tsconfig.uncast.json'), JSON.stringify({ compilerOptions: TYPED_OPTIONS, files: ['typed-uncast.ts'] }));
+  }
+  // A TypeScript app on iovalkey installs ioredis for its types (the cast names them; ioredis is an optional peer).
+  const types = driver === 'iovalkey' ? [`ioredis@${FLOOR}`] : [];
+  return npmInstall(project, [tarball, `${driver}@${version}`, ...types, `@types/node@${versionOf('@types/node')}`]);
 }
 
 async function runApp(dir: string): Promise<DriverAppReport> {
@@ -70,19 +81,22 @@ async function runApp(dir: string): Promise<DriverAppReport> {
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as DriverAppReport;
 }
 
-// A TypeScript app handing that ioredis' own instances and options to us: our declarations name ioredis'
+// A TypeScript app handing that driver's own instances and options to us: our declarations name ioredis'
 // types, which resolve to the app's ioredis, so each must accept the other's. skipLibCheck on (as tsc
 // --init): with it off, 6.1.0's own declarations fail (they import the untyped `redis-errors`) and checking
-// them takes most of a minute.
+// them takes most of a minute. iovalkey's classes are not ioredis' to TypeScript (protected members of the
+// copied classes, and ioredis 6's new ones), so its app casts to ioredis' types, as README
+// says, until the connection layer declares what it needs structurally; `typed-uncast.ts` pins the refusal.
 const TYPED_OPTIONS = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] };
-const TYPED_APP = `import { Cluster, Redis, type RedisOptions } from 'ioredis';
+const typedApp = (driver: AppDriver, cast: boolean): string => `import { Cluster, Redis, type RedisOptions } from '${driver}';
+import type * as ioredis from 'ioredis';
 import { Redisson, type RLock } from 'redisson-ts';
 
 const options: RedisOptions = { host: '127.0.0.1', port: 6379, lazyConnect: true };
 const clients: Redisson[] = [
-  Redisson.create({ redis: new Redis(options) }),
-  Redisson.create({ redis: options }),
-  Redisson.create({ redis: new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true }) }),
+  Redisson.create({ redis: new Redis(options)${cast ? ' as unknown as ioredis.Redis' : ''} }),
+  Redisson.create({ redis: options${cast ? ' as ioredis.RedisOptions' : ''} }),
+  Redisson.create({ redis: new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true })${cast ? ' as unknown as ioredis.Cluster' : ''} }),
   Redisson.create({ redis: 'redis://127.0.0.1:6379' }),
 ];
 const lock: RLock = (clients[0] as Redisson).getLock('typed');
@@ -91,37 +105,37 @@ export { lock };
 
 const installs = new Map<string, Result>();
 
+const APPS = [
+  { dir: 'ioredis6', driver: 'ioredis', version: SIX, resp: '3' },
+  { dir: 'ioredis5', driver: 'ioredis', version: FLOOR, resp: '2' },
+  { dir: 'iovalkey', driver: 'iovalkey', version: VALKEY, resp: '2' },
+] as const;
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'redisson-ts-drivers-'));
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
-  if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`);
-  tarball = join(work, (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string }])[0].filename);
-  const [six, floor] = await Promise.all([freshApp('ioredis6', SIX), freshApp('ioredis5', FLOOR)]);
-  installs.set('ioredis6', six);
-  installs.set('ioredis5', floor);
-}, 180_000);
+  tarball = (await packOnce(['redisson-ts']))['redisson-ts'].tarball;
+  const results = await Promise.all(APPS.map(({ dir, driver, version }) => freshApp(dir, driver, version)));
+  APPS.forEach(({ dir }, i) => installs.set(dir, results[i] as Result));
+}, 300_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe.each([
-  { dir: 'ioredis6', version: SIX, resp: '3' },
-  { dir: 'ioredis5', version: FLOOR, resp: '2' },
-])('a fresh app: npm install <tarball> ioredis@$version', ({ dir, version, resp }) => {
+describe.each(APPS)('a fresh app: npm install <tarball> $driver@$version', ({ dir, driver, version, resp }) => {
   it('installs with no ERESOLVE and no peer-dependency warning', () => {
     const install = installs.get(dir) as Result;
     expect(install.code, install.stderr).toBe(0);
     expect(`${install.stdout}\n${install.stderr}`).not.toMatch(PEER_TROUBLE);
   });
 
-  it("type-checks an app passing that ioredis' instances and options", async () => {
+  it("type-checks an app passing that driver's instances and options", async () => {
     const tsc = await run(process.execPath, [TSC, '-p', join(work, dir)], join(work, dir));
     expect({ code: tsc.code, output: tsc.stdout + tsc.stderr }).toEqual({ code: 0, output: '' });
   });
 
-  it('hands a lock, a semaphore and a fair lock to a waiting client through that ioredis', async () => {
-    expect(await runApp(dir)).toEqual({ ioredis: version, resp, woken: { lock: true, semaphore: true, fairLock: true } });
+  it('hands a lock, a semaphore and a fair lock to a waiting client through that driver', async () => {
+    expect(await runApp(dir)).toEqual({ driver, version, resp, woken: { lock: true, semaphore: true, fairLock: true } });
   });
 });
 
@@ -131,5 +145,34 @@ it(`upgrading the ioredis ${FLOOR} app to ioredis ${SIX} in place warns about no
   expect(`${upgrade.stdout}\n${upgrade.stderr}`).not.toMatch(PEER_TROUBLE);
   const ls = await run('npm', ['ls', '--all'], join(work, 'ioredis5'));
   expect(ls.code, `${ls.stdout}\n${ls.stderr}`).toBe(0);
-  expect(await runApp('ioredis5')).toEqual({ ioredis: SIX, resp: '3', woken: { lock: true, semaphore: true, fairLock: true } });
+  expect(await runApp('ioredis5')).toEqual({ driver: 'ioredis', version: SIX, resp: '3', woken: { lock: true, semaphore: true, fairLock: true } });
+}, 120_000);
+
+it("TypeScript refuses iovalkey's Redis, options and Cluster where our declarations name ioredis' (hence the cast)", async () => {
+  const project = join(work, 'iovalkey');
+  const tsc = await run(process.execPath, [TSC, '-p', join(project, 'tsconfig.uncast.json')], project);
+  expect(tsc.code).toBe(2);
+  expect([...(tsc.stdout + tsc.stderr).matchAll(/^typed-uncast\.ts\((\d+),\d+\): error (TS\d+)/gm)].map((m) => `${m[1]} ${m[2]}`)).toEqual(['7 TS2322', '8 TS2322', '9 TS2322']);
+});
+
+it('the iovalkey app has ioredis as well, which it installed for the types its cast names', async () => {
+  const ls = await run('npm', ['ls', 'ioredis', '--json'], join(work, 'iovalkey'));
+  expect(ls.code, ls.stderr).toBe(0);
+  const tree = JSON.parse(ls.stdout) as { dependencies?: Record<string, { version: string; dependencies?: Record<string, { version: string }> }> };
+  const top = tree.dependencies?.['redisson-ts']?.dependencies?.['ioredis'] ?? tree.dependencies?.['ioredis'];
+  expect(top?.version).toMatch(/^(5\.(9|[1-9]\d)|6)\./);
+});
+
+// ioredis is an optional peer, loaded only to make connections from a URL, options or nodes: an app with
+// iovalkey alone installs no ioredis, and runs on the iovalkey instances it hands to Redisson.create.
+it('`npm install <tarball> iovalkey` installs no ioredis; the app runs on iovalkey instances without it', async () => {
+  const dir = join(work, 'iovalkey-alone');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app-iovalkey-alone', private: true, type: 'module' }));
+  writeFileSync(join(dir, DRIVER_APP), driverAppSource('iovalkey'));
+  const install = await npmInstall(dir, [tarball, `iovalkey@${VALKEY}`]);
+  expect(install.code, install.stderr).toBe(0);
+  expect(`${install.stdout}\n${install.stderr}`).not.toMatch(PEER_TROUBLE);
+  expect(existsSync(join(dir, 'node_modules', 'ioredis'))).toBe(false);
+  expect(await runApp('iovalkey-alone')).toEqual({ driver: 'iovalkey', version: VALKEY, resp: '2', woken: { lock: true, semaphore: true, fairLock: true } });
 }, 120_000);

@@ -3,6 +3,7 @@
 // alias package (IOREDIS_DIR points at another copy when probing versions). The protocol is the driver's
 // default (RESP3, HELLO 3) unless REDIS_PROTOCOL says 2; test/support/ioredisSwap.mjs applies both to the
 // processes tests fork, and ioredisGuard.ts fails the run if either did not take.
+// The iovalkey leg (`npm run test:iovalkey`) uses this config too, with IOREDIS_DIR at node_modules/iovalkey.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import base from '../../vitest.config.js';

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 const dir = process.env['IOREDIS_DIR'];
 if (dir === undefined) throw new Error('IOREDIS_DIR is not set: run with -c test/package/ioredis-lowest.config.ts');
 const load = createRequire(join(dir, 'package.json'));
-const { version } = load('./package.json') as { version: string };
+const { name, version } = load('./package.json') as { name: string; version: string };
 const aliased = load('./built/index.js') as { default: unknown };
 if (typeof Redis !== 'function' || aliased.default !== Redis) throw new Error(`\`ioredis\` did not resolve to ${dir}`);
 const protocol = process.env['REDIS_PROTOCOL'];
@@ -17,4 +17,4 @@ if (protocol !== undefined) {
   if (Number(version.split('.')[0]) < 6) throw new Error(`REDIS_PROTOCOL=${protocol} needs ioredis 6+, not ${version}`);
   defaults.protocol = Number(protocol);
 }
-console.log(`ioredis under test: ${version} (${dir})${protocol === undefined ? '' : `, protocol ${protocol}`}`);
+console.log(`ioredis under test: ${name} ${version} (${dir})${protocol === undefined ? '' : `, protocol ${protocol}`}`);

@@ -296,6 +296,37 @@ describe('bad input: typed error, zero commands, no state change', () => {
     }
   });
 
+  it('semaphore acquireHold / tryAcquireHold / withPermits and multilock acquire / tryAcquire / withLock options', async () => {
+    const badHold = (accepted: readonly string[]): fc.Arbitrary<unknown> =>
+      fc.oneof(
+        withUnknownKey(accepted),
+        nonPlainObject,
+        fc.array(fc.anything({ maxDepth: 1 }), { maxLength: 2 }),
+        fc.constantFrom(null, 0, 'x', true),
+        fc.oneof(fc.constantFrom(0, -1, 2 ** 31, 1.5, Number.NaN), fc.anything({ maxDepth: 1 }).filter((v) => typeof v !== 'number' && v !== undefined)).map((permits) => ({ permits })),
+        fc.anything({ maxDepth: 1 }).filter((v) => v !== undefined && !(v instanceof AbortSignal)).map((signal) => ({ signal })),
+      );
+    const badLease = badTime.filter((t) => t !== undefined).map((leaseTime) => ({ leaseTime }));
+    let ran = 0;
+    const work = (): number => ran++;
+    const semaphore = client.getSemaphore(uniqueName('sem'));
+    const seats = client.getPermitExpirableSemaphore(uniqueName('pes'));
+    const multi = client.getMultiLock(client.getLock(uniqueName('m')), client.getLock(uniqueName('m')));
+    const calls = fc.oneof(
+      badHold(['permits', 'signal']).map((o) => () => semaphore.acquireHold(o as never)),
+      badHold(['permits', 'signal', 'waitTime']).map((o) => () => semaphore.tryAcquireHold(o as never)),
+      badHold(['permits', 'signal']).map((o) => () => semaphore.withPermits(work, o as never)),
+      fc.oneof(badHold(['permits', 'signal', 'leaseTime']), badLease, fc.constant({ leaseTime: 0 })).map((o) => () => seats.acquireHold(o as never)),
+      badHold(['permits', 'signal', 'leaseTime', 'waitTime']).map((o) => () => seats.tryAcquireHold(o as never)),
+      badHold(['permits', 'signal', 'leaseTime']).map((o) => () => seats.withPermits(work, o as never)),
+      fc.oneof(withUnknownKey(['leaseTime', 'signal', 'threadId']), nonPlainObject, badLease).map((o) => () => multi.acquire(o as never)),
+      fc.oneof(withUnknownKey(['leaseTime', 'signal', 'threadId', 'waitTime']), nonPlainObject, badLease).map((o) => () => multi.tryAcquire(o as never)),
+      fc.oneof(withUnknownKey(['leaseTime', 'signal', 'threadId']), nonPlainObject).map((o) => () => multi.withLock(work, o)),
+    );
+    await fc.assert(fc.asyncProperty(calls, (call) => rejectsQuietly(raw, call)), RUNS);
+    expect(ran).toBe(0);
+  });
+
   it('expire / expireIf… / expireAt: bad durations, units, Dates and timestamps, on every kind of object', async () => {
     type Expiring = Pick<RLock, 'expire' | 'expireIfSet' | 'expireIfNotSet' | 'expireIfGreater' | 'expireIfLess' | 'expireAt'>;
     const objects: Expiring[] = [lock, client.getFairLock(HELD), client.getSemaphore(HELD), client.getPermitExpirableSemaphore(HELD), client.getReadWriteLock(HELD)];

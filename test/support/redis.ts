@@ -66,8 +66,8 @@ export class Clients {
   readonly #clients: Redisson[] = [];
   readonly #raw: Redis[] = [];
   /**
-   * @param defaults options every client gets unless `client(options)` overrides them (e.g.
-   *   `lockOwnership: 'object'` for suites that port Java's one-thread-per-object re-entry).
+   * @param defaults options every client gets unless `client(options)` overrides them (e.g. a short
+   *   `lockWatchdogTimeout`). Suites porting Java's one-thread re-entry use `runInThread`, on the default ownership.
    */
   constructor(
     private readonly url: string,

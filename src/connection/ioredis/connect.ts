@@ -20,8 +20,8 @@ import type { RedisConnection } from './types.js';
  * made that way; an instance passed in that would replay is duplicated. The subscriber is always our own.
  */
 export function connectIoredis(options: ResolvedOptions): Connections {
-  // Loaded here, on the first client: the published build loads without ioredis (an optional peer).
-  const ioredis = loadIoredis();
+  // ioredis (an optional peer) is loaded only to make connections from nodes, a URL or options: a client given
+  // an instance (ioredis', or iovalkey's) duplicates it and needs no ioredis module.
   const redis = options.redis;
   const cluster = clusterSetup(redis, options);
   let connection: RedisConnection;
@@ -29,7 +29,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   if (cluster) {
     // Connections of our own, made from the nodes and options given: the command connection never
     // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
-    connection = new ioredis.Cluster(cluster.nodes, cluster.command);
+    connection = new (loadIoredis().Cluster)(cluster.nodes, cluster.command);
     owns = true;
     connection.on('error', () => undefined);
   } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
@@ -37,7 +37,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
     owns = false;
   } else {
     const noReplay = { autoResendUnfulfilledCommands: false };
-    connection = isRedisInstance(redis) ? redis.duplicate(noReplay) : typeof redis === 'string' ? new ioredis.Redis(redis, noReplay) : new ioredis.Redis({ ...(redis as RedisOptions), ...noReplay });
+    connection = isRedisInstance(redis) ? redis.duplicate(noReplay) : typeof redis === 'string' ? new (loadIoredis().Redis)(redis, noReplay) : new (loadIoredis().Redis)({ ...(redis as RedisOptions), ...noReplay });
     owns = true;
     // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
     // disturb the caller's own connection.)
@@ -49,7 +49,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   const sentinel = cluster === null && isSentinelMode(connection as Redis);
   // The subscriber's subscriptions are PublishSubscribe's: ioredis neither queues nor replays them.
   const subscriberConnection: RedisConnection = cluster
-    ? new ioredis.Cluster(cluster.nodes, cluster.subscriber)
+    ? new (loadIoredis().Cluster)(cluster.nodes, cluster.subscriber)
     : (connection as Redis).duplicate({
         keyPrefix: '',
         lazyConnect: true,

@@ -350,21 +350,24 @@ export const fairLockScenarios: InteropScenarios = (ctx: InteropContext) => {
     const name = familyName('nrfair');
     const client = ctx.clients.client();
     const lock = client.getNonReentrantFairLock(name);
-    await lock.lock(LONG_LEASE_MS);
-    await expect(lock.lock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    expect(await ctx.raw.hgetall(name)).toEqual({ [ours(client, lock)]: '1' });
-    expect(await ctx.raw.exists(fairLockQueueName(name))).toBe(0);
-    const owner = await javaOwner('nrfair-waiter');
-    const from = await w.mark();
-    const waiter = nr(name, 'lock', [], 'nrfair-waiter');
-    await queued(w, name, owner, 'Java waiter', from);
-    const published = await w.publishedDuring(async () => {
-      await lock.unlock();
-      await within(waiter, ctx.hangGuardMs, 'Java waiter after our unlock');
-    });
-    expect(published).toEqual([{ channel: fairLockWaiterChannelName(name, owner), message: '0' }]);
-    await nr(name, 'unlock', [], 'nrfair-waiter');
+    // Our re-entry is Java's one thread: a runInThread flow of the object's own id (the default ownership).
+    await client.runInThread(async () => {
+      await lock.lock(LONG_LEASE_MS);
+      await expect(lock.lock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      expect(await ctx.raw.hgetall(name)).toEqual({ [ours(client, lock)]: '1' });
+      expect(await ctx.raw.exists(fairLockQueueName(name))).toBe(0);
+      const owner = await javaOwner('nrfair-waiter');
+      const from = await w.mark();
+      const waiter = nr(name, 'lock', [], 'nrfair-waiter');
+      await queued(w, name, owner, 'Java waiter', from);
+      const published = await w.publishedDuring(async () => {
+        await lock.unlock();
+        await within(waiter, ctx.hangGuardMs, 'Java waiter after our unlock');
+      });
+      expect(published).toEqual([{ channel: fairLockWaiterChannelName(name, owner), message: '0' }]);
+      await nr(name, 'unlock', [], 'nrfair-waiter');
+    }, lock.threadId);
   });
 
   ctx.check(NR_WIRE, 'both', "our wire record of the sequence equals Java's", async () => {

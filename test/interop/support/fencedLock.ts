@@ -91,34 +91,38 @@ export const fencedLockScenarios: InteropScenarios = (ctx: InteropContext) => {
 
   ctx.check(TOKENS, 'both', 'tokens 1…8 alternate between the sides in acquisition order', async () => {
     const name = familyName('fenced');
-    const lock = ctx.clients.client().getFencedLock(name);
+    const client = ctx.clients.client();
+    const lock = client.getFencedLock(name);
     const t = 'fenced-tokens';
     const tokens: number[] = [];
-    tokens.push(Number(await java(name, 'lockAndGetToken', [LONG_LEASE_MS], t)));
-    // Java re-enters: a re-entry draws a token too.
-    tokens.push(Number(await java(name, 'tryLockAndGetToken', [0, LONG_LEASE_MS], t)));
-    expect(await lock.getToken()).toBe(2);
-    await java(name, 'unlock', [], t);
-    await java(name, 'unlock', [], t);
-    tokens.push(await lock.lockAndGetToken(LONG_LEASE_MS));
-    tokens.push((await lock.tryLockAndGetToken()) ?? -1);
-    expect(Number(await java(name, 'getToken', [], t))).toBe(4);
-    await lock.unlock();
-    await lock.unlock();
-    // Plain lock() on either side draws one too (Java's nil-returning script, our token script).
-    await java(name, 'lock', [LONG_LEASE_MS], t);
-    tokens.push(Number(await java(name, 'getToken', [], t)));
-    await java(name, 'unlock', [], t);
-    await lock.lock(LONG_LEASE_MS);
-    tokens.push(await lock.getToken());
-    await lock.unlock();
-    tokens.push((await lock.tryLockAndGetToken(1_000, LONG_LEASE_MS)) ?? -1);
-    await lock.unlock();
-    tokens.push(Number(await java(name, 'tryLockAndGetToken', [1_000, LONG_LEASE_MS], t)));
-    await java(name, 'unlock', [], t);
-    expect(tokens).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(await ctx.raw.exists(name)).toBe(0);
-    expect(await ctx.raw.get(`redisson_lock_token:{${name}}`)).toBe('8');
+    // Our re-entry is Java's one thread: a runInThread flow of the object's own id (the default ownership).
+    await client.runInThread(async () => {
+      tokens.push(Number(await java(name, 'lockAndGetToken', [LONG_LEASE_MS], t)));
+      // Java re-enters: a re-entry draws a token too.
+      tokens.push(Number(await java(name, 'tryLockAndGetToken', [0, LONG_LEASE_MS], t)));
+      expect(await lock.getToken()).toBe(2);
+      await java(name, 'unlock', [], t);
+      await java(name, 'unlock', [], t);
+      tokens.push(await lock.lockAndGetToken(LONG_LEASE_MS));
+      tokens.push((await lock.tryLockAndGetToken()) ?? -1);
+      expect(Number(await java(name, 'getToken', [], t))).toBe(4);
+      await lock.unlock();
+      await lock.unlock();
+      // Plain lock() on either side draws one too (Java's nil-returning script, our token script).
+      await java(name, 'lock', [LONG_LEASE_MS], t);
+      tokens.push(Number(await java(name, 'getToken', [], t)));
+      await java(name, 'unlock', [], t);
+      await lock.lock(LONG_LEASE_MS);
+      tokens.push(await lock.getToken());
+      await lock.unlock();
+      tokens.push((await lock.tryLockAndGetToken(1_000, LONG_LEASE_MS)) ?? -1);
+      await lock.unlock();
+      tokens.push(Number(await java(name, 'tryLockAndGetToken', [1_000, LONG_LEASE_MS], t)));
+      await java(name, 'unlock', [], t);
+      expect(tokens).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(await ctx.raw.exists(name)).toBe(0);
+      expect(await ctx.raw.get(`redisson_lock_token:{${name}}`)).toBe('8');
+    }, lock.threadId);
   });
 
   ctx.check(WIRE, 'both', "our wire record of the sequence equals Java's", async () => {

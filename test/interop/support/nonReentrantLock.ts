@@ -112,14 +112,17 @@ export const nonReentrantLockScenarios: InteropScenarios = (ctx: InteropContext)
     const name = familyName('nonreentrant');
     const client = ctx.clients.client();
     const lock = client.getNonReentrantLock(name);
-    await lock.lock(LONG_LEASE_MS);
-    await expect(lock.lock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
-    expect(await ctx.raw.hgetall(name)).toEqual({ [`${client.getId()}:${lock.threadId}`]: '1' });
-    expect(await java(name, 'tryLock', [], 'nr-other')).toBe(false);
-    await lock.unlock();
-    expect(await java(name, 'tryLock', [], 'nr-other')).toBe(true);
-    await java(name, 'unlock', [], 'nr-other');
+    // Our re-entry is Java's one thread: a runInThread flow of the object's own id (the default ownership).
+    await client.runInThread(async () => {
+      await lock.lock(LONG_LEASE_MS);
+      await expect(lock.lock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      await expect(lock.tryLock()).rejects.toBeInstanceOf(IllegalMonitorStateError);
+      expect(await ctx.raw.hgetall(name)).toEqual({ [`${client.getId()}:${lock.threadId}`]: '1' });
+      expect(await java(name, 'tryLock', [], 'nr-other')).toBe(false);
+      await lock.unlock();
+      expect(await java(name, 'tryLock', [], 'nr-other')).toBe(true);
+      await java(name, 'unlock', [], 'nr-other');
+    }, lock.threadId);
   });
 
   ctx.check(WIRE, 'both', "our wire record of the sequence equals Java's", async () => {

@@ -226,25 +226,28 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
     const name = uniqueName('interop-rw');
     const client = ctx.clients.client();
     const rw = client.getReadWriteLock(name);
-    await rw.writeLock().lock(LEASE);
-    await rw.readLock().lock(LEASE);
-    const messages = await collectMessages(ctx.clients.raw(), readWriteLockChannelName(name));
-    const from = await pttlCalls();
-    const parkedReader = java(ctx.peer, 'readLock', name, 'lock', [LEASE], 'rw-dg3');
-    await parked(from, 1, "Java's reader");
-    await rw.writeLock().unlock();
-    await within(parkedReader, "Java's reader parked behind our writer");
-    expect(await messagesUntilMarker(name, messages), 'messages of our downgrade').toEqual(['1', 'marker']);
-    expect(await java(ctx.peer, 'writeLock', name, 'tryLock', [], 'rw-dg2'), "Java's write after the downgrade").toBe(false);
-    expect(await java(ctx.peer, 'readLock', name, 'tryLock', [], 'rw-dg2'), "Java's read after the downgrade").toBe(true);
-    await expectHash(name, {
-      mode: 'read',
-      [await javaField(ctx.peer, 'rw-dg2')]: '1',
-      [await javaField(ctx.peer, 'rw-dg3')]: '1',
-      [oursField(rw, client.getId())]: '1',
-    });
-    for (const t of ['rw-dg2', 'rw-dg3']) await java(ctx.peer, 'readLock', name, 'unlock', [], t);
-    await rw.readLock().unlock();
-    expect(await ctx.raw.exists(name), 'hash after every unlock').toBe(0);
+    // Our downgrade is Java's one thread: a runInThread flow of the object's own id (the default ownership).
+    await client.runInThread(async () => {
+      await rw.writeLock().lock(LEASE);
+      await rw.readLock().lock(LEASE);
+      const messages = await collectMessages(ctx.clients.raw(), readWriteLockChannelName(name));
+      const from = await pttlCalls();
+      const parkedReader = java(ctx.peer, 'readLock', name, 'lock', [LEASE], 'rw-dg3');
+      await parked(from, 1, "Java's reader");
+      await rw.writeLock().unlock();
+      await within(parkedReader, "Java's reader parked behind our writer");
+      expect(await messagesUntilMarker(name, messages), 'messages of our downgrade').toEqual(['1', 'marker']);
+      expect(await java(ctx.peer, 'writeLock', name, 'tryLock', [], 'rw-dg2'), "Java's write after the downgrade").toBe(false);
+      expect(await java(ctx.peer, 'readLock', name, 'tryLock', [], 'rw-dg2'), "Java's read after the downgrade").toBe(true);
+      await expectHash(name, {
+        mode: 'read',
+        [await javaField(ctx.peer, 'rw-dg2')]: '1',
+        [await javaField(ctx.peer, 'rw-dg3')]: '1',
+        [oursField(rw, client.getId())]: '1',
+      });
+      for (const t of ['rw-dg2', 'rw-dg3']) await java(ctx.peer, 'readLock', name, 'unlock', [], t);
+      await rw.readLock().unlock();
+      expect(await ctx.raw.exists(name), 'hash after every unlock').toBe(0);
+    }, rw.threadId);
   });
 };

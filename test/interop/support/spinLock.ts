@@ -110,22 +110,25 @@ export const spinLockScenarios: InteropScenarios = (ctx: InteropContext) => {
     const name = familyName('spin');
     const client = ctx.clients.client();
     const lock = client.getSpinLock(name);
-    await lock.lock(LONG_LEASE_MS);
-    await lock.lock(LONG_LEASE_MS);
-    const owner = `${client.getId()}:${lock.threadId}`;
-    expect(await ctx.raw.hgetall(name)).toEqual({ [owner]: '2' });
-    await lock.unlock();
-    expect(await ctx.raw.hgetall(name)).toEqual({ [owner]: '1' });
-    expect(await java(name, 'tryLock', [], 'spin-other')).toBe(false);
-    await lock.unlock();
-    expect(await java(name, 'tryLock', [], 'spin-other')).toBe(true);
-    await java(name, 'unlock', [], 'spin-other');
-    await lock.lock(LONG_LEASE_MS);
-    const published = await w.publishedDuring(async () => {
-      expect(await java(name, 'forceUnlock', [], 'spin-other')).toBe(true);
-    });
-    expect(published).toEqual([]);
-    expect(await lock.isLocked()).toBe(false);
+    // Our re-entry is Java's one thread: a runInThread flow of the object's own id (the default ownership).
+    await client.runInThread(async () => {
+      await lock.lock(LONG_LEASE_MS);
+      await lock.lock(LONG_LEASE_MS);
+      const owner = `${client.getId()}:${lock.threadId}`;
+      expect(await ctx.raw.hgetall(name)).toEqual({ [owner]: '2' });
+      await lock.unlock();
+      expect(await ctx.raw.hgetall(name)).toEqual({ [owner]: '1' });
+      expect(await java(name, 'tryLock', [], 'spin-other')).toBe(false);
+      await lock.unlock();
+      expect(await java(name, 'tryLock', [], 'spin-other')).toBe(true);
+      await java(name, 'unlock', [], 'spin-other');
+      await lock.lock(LONG_LEASE_MS);
+      const published = await w.publishedDuring(async () => {
+        expect(await java(name, 'forceUnlock', [], 'spin-other')).toBe(true);
+      });
+      expect(published).toEqual([]);
+      expect(await lock.isLocked()).toBe(false);
+    }, lock.threadId);
   });
 
   ctx.row(WIRE, PRIMITIVE, 'Same commands inside the scripts (no PUBLISH), outcomes, hash and TTL as Java after each step: acquire, re-entry, refusal, reentrant and final unlock');

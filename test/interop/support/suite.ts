@@ -144,9 +144,9 @@ export function defineInteropSuite(version: string): void {
     beforeAll(async () => {
       redis = await startRedis();
       clients = new Clients(redis.url);
-      // The other primitives' scenarios port Java's one-thread-per-object re-entry (nested holds, RW
-      // downgrade): each of their lock objects is one owner.
-      familyClients = new Clients(redis.url, { lockOwnership: 'object' });
+      // The other primitives' scenarios run on the default ownership too; where they port Java's one-thread
+      // re-entry (nested holds, RW downgrade), that thread is a `runInThread` flow.
+      familyClients = new Clients(redis.url);
       // MONITOR first and alone: ioredis mis-parses a monitor line that arrives in the same packet as
       // MONITOR's own +OK ("Command queue state error"), so nothing else may talk to Redis meanwhile.
       tap = await WireTap.open(clients.raw());
