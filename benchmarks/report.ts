@@ -8,7 +8,7 @@ import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import type { Environment } from './env.js';
 import type { TopologyResult } from './scenarios/topology.js';
 import type { JavaInJvmContentionResult, JavaInJvmHandoffResult, JavaInJvmResult } from './scenarios/javaInJvm.js';
-import type { ContentionResult } from './scenarios/contention.js';
+import type { ContentionResult, ContentionRow } from './scenarios/contention.js';
 import type { FamilyResult } from './scenarios/family.js';
 import type { HandoffResult, HandoffRow } from './scenarios/handoff.js';
 import type { ManyLocksResult } from './scenarios/manyLocks.js';
@@ -29,6 +29,8 @@ export interface BenchResults {
   family?: FamilyResult;
   /** Contention with a client per owner (see contention.ts `runClients`). */
   clients?: ContentionResult;
+  /** The users' shape (see contention.ts `runUsers`). */
+  users?: ContentionResult;
   /** Java Redisson's pair timed inside its JVM, beside its own round trip. */
   javaInJvm?: JavaInJvmResult;
   /** Java Redisson's handoff timed inside two JVMs (and one). */
@@ -162,6 +164,8 @@ export function renderMarkdown(res: BenchResults, targets: TargetCheck[] = evalu
     out.push('');
   }
 
+  if (res.users) out.push(...usersSection(res.users, ping));
+
   if (res.javaInJvm || res.javaInJvmHandoff || res.javaInJvmContention) out.push(...javaInJvmSection(res, ping));
 
   if (res.topology) {
@@ -270,6 +274,52 @@ function contentionRows(result: ContentionResult, ping: number, withProcesses = 
     }
   }
   return rows;
+}
+
+/**
+ * The users' shape: per layout and W, each implementation's op latency and ops/s, and its ratios to
+ * redis-semaphore's and to the control's of the same row.
+ */
+function usersSection(result: ContentionResult, ping: number): string[] {
+  const rows: string[][] = [];
+  const find = (impl: ImplName, r: ContentionRow): ContentionRow | undefined =>
+    result[impl]?.find((x) => x.workers === r.workers && x.clientPerOwner === r.clientPerOwner);
+  for (const layout of [true, false]) {
+    for (const impl of IMPLEMENTATIONS) {
+      for (const r of (result[impl] ?? []).filter((x) => x.clientPerOwner === layout)) {
+        const sem = find('redis-semaphore', r);
+        const bare = find('bare-protocol', r);
+        const vs = (other: ContentionRow | undefined): string =>
+          other ? `${(r.opsPerSec / other.opsPerSec).toFixed(2)} / ${((r.opP50Us ?? NaN) / (other.opP50Us ?? NaN)).toFixed(2)}` : '';
+        rows.push([
+          r.workers === 1 ? 'one owner' : layout ? 'client per owner' : 'one client',
+          impl,
+          String(r.workers),
+          num(r.opsPerSec),
+          `${us(r.opP50Us ?? NaN)} / ${us(r.opP99Us ?? NaN)}`,
+          ratio(r.opP50Us ?? NaN, ping),
+          vs(sem),
+          vs(bare),
+          `${r.minOps} / ${r.maxOps}`,
+          num(r.scriptsPerOp, 2),
+          num(r.clientCpuUsPerOp),
+          r.stuck ? `${r.late} / **${r.stuck} stuck**` : String(r.late),
+          r.exact ? 'exact' : `WRONG (${r.counter} ≠ ${r.ops + r.late})`,
+        ]);
+      }
+    }
+  }
+  return [
+    '### The way users measure: one process, a new lock object per acquisition, GET + SET inside',
+    '',
+    table(
+      ['layout', 'implementation', 'W', 'ops/s', 'op p50 / p99', 'op p50 × PING', 'ops/s / op p50 ÷ redis-semaphore', 'ops/s / op p50 ÷ control', 'per-owner ops min / max', 'scripts/op', 'client CPU µs/op', 'late / stuck', 'counter'],
+      rows,
+    ),
+    '',
+    "All owners in one process. Each acquisition takes a new lock object (`getLock(name)`, redis-semaphore's `new Mutex`, the control's handle) and does `GET` and `SET` of the counter on a connection of the owner's own between acquire and release, as a request handler does. *client per owner*: N service instances, each with its lock client; *one client*: one service with W concurrent requests on its one lock client; *one owner*: W = 1, an op alone (the uncontended request). An op is acquire → release resolved. Ratios > 1 in ops/s and < 1 in p50 are better than the other.",
+    '',
+  ];
 }
 
 /** The family table: every kind against the same implementation's plain lock of the same rounds. */

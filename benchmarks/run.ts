@@ -16,7 +16,7 @@ import { describeEnvironment } from './env.js';
 import { Progress } from './progress.js';
 import { writeReport, type BenchResults } from './report.js';
 import { WorkerProcess } from './rpc.js';
-import { runClients, runContention } from './scenarios/contention.js';
+import { runClients, runContention, runUsers } from './scenarios/contention.js';
 import { runFamily } from './scenarios/family.js';
 import { runHandoff } from './scenarios/handoff.js';
 import { runManyLocks } from './scenarios/manyLocks.js';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   for (const name of wanted) {
     if (!(IMPLEMENTATIONS as readonly string[]).includes(name)) throw new Error(`--only: unknown implementation ${name} (known: ${IMPLEMENTATIONS.join(', ')})`);
   }
-  const SCENARIOS = ['uncontended', 'handoff', 'contention', 'many-locks', 'many-waiters', 'family', 'clients'];
+  const SCENARIOS = ['uncontended', 'handoff', 'contention', 'many-locks', 'many-waiters', 'family', 'clients', 'users'];
   const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()) : SCENARIOS;
   for (const name of scenarios) {
     if (!SCENARIOS.includes(name)) throw new Error(`--scenarios: unknown scenario ${name} (known: ${SCENARIOS.join(', ')})`);
@@ -162,6 +162,8 @@ async function main(): Promise<void> {
     if (f) results.family = f;
     const n = await step('clients', (scoped) => runClients(scoped));
     if (n) results.clients = n;
+    const us = await step('users', (scoped) => runUsers(scoped));
+    if (us) results.users = us;
     if (topologies.length > 0) {
       try {
         results.topology = await runTopology(ctx, topologies as Topology[]);

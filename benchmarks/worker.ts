@@ -193,10 +193,17 @@ const handlers: Record<string, Handler> = {
     // One client shared by this process's owners, or (`clientPerOwner`) a client of its own per owner, as
     // N service instances would have.
     const perOwner = a['clientPerOwner'] === true;
+    // The users' shape: a new lock object per acquisition, GET / SET on the owner's own connection.
+    const users = a['users'] === true;
+    // Diagnostics (issue 29): BENCH_USERS_SHAPE=objects keeps the shared GET / SET connection, =connections one lock object per owner.
+    const shape = process.env['BENCH_USERS_SHAPE'];
+    const perAcquisition = users && shape !== 'connections';
+    const appPerOwner = users && shape !== 'objects';
     const shared = perOwner ? null : await client(a as unknown as ImplArgs);
     const redis = rawRedis(a['url'] as string);
     const counter = a['counter'] as string;
     const workers = a['workers'] as number;
+    const apps = appPerOwner ? Array.from({ length: a['workers'] as number }, () => new Redis(a['url'] as string)) : [];
     const own = perOwner ? await Promise.all(Array.from({ length: workers }, () => IMPLEMENTATION_BY_NAME[a['impl'] as ImplName].open({ url: a['url'] as string }))) : [];
     const start = nowUs();
     const end = start + (a['durationMs'] as number) * 1_000;
@@ -209,13 +216,17 @@ const handlers: Record<string, Handler> = {
     }, a['durationMs'] as number);
     const errors: string[] = [];
     const waits: number[] = [];
+    const opsUs: number[] = [];
     let abandoned = false;
     const results = Array.from({ length: workers }, () => ({ ops: 0, late: 0, done: false }));
     const running = results.map(async (r, i) => {
-      const h = (own[i] ?? shared)?.handle(a['name'] as string);
-      if (!h) throw new Error('no client');
+      const lockClient = own[i] ?? shared;
+      if (!lockClient) throw new Error('no client');
+      const app = apps[i] ?? redis;
+      let h = lockClient.handle(a['name'] as string);
       try {
         while (nowUs() < end) {
+          if (perAcquisition) h = lockClient.handle(a['name'] as string);
           const t0 = nowUs();
           await h.acquire();
           waits.push(nowUs() - t0);
@@ -224,13 +235,16 @@ const handlers: Record<string, Handler> = {
             break;
           }
           try {
-            const value = Number((await redis.get(counter)) ?? '0');
-            await redis.set(counter, String(value + 1));
+            const value = Number((await app.get(counter)) ?? '0');
+            await app.set(counter, String(value + 1));
           } finally {
             await h.release();
           }
-          if (nowUs() <= end) r.ops++;
-          else r.late++;
+          const t1 = nowUs();
+          if (t1 <= end) {
+            r.ops++;
+            if (users) opsUs.push(t1 - t0);
+          } else r.late++;
         }
       } catch (error) {
         errors.push(String(error));
@@ -252,7 +266,7 @@ const handlers: Record<string, Handler> = {
     abandoned = true;
     const stuck = results.filter((r) => !r.done).length;
     // Owners' own clients close once every owner is done (a stuck one keeps its client until the process goes).
-    if (stuck === 0) await Promise.allSettled(own.map((c) => c.close()));
+    if (stuck === 0) await Promise.allSettled([...own.map((c) => c.close()), ...apps.map((r) => r.quit())]);
     return {
       ops: results.map((r) => r.ops),
       late: results.reduce((s, r) => s + r.late, 0),
@@ -260,6 +274,7 @@ const handlers: Record<string, Handler> = {
       elapsedUs: nowUs() - start,
       cpuUs,
       waits,
+      opsUs,
       errors,
     };
   },

@@ -206,6 +206,8 @@ export function describeValue(value: unknown): string {
 
 /** Index of the first lone UTF-16 surrogate in `text`, or -1 when it is well-formed Unicode. */
 function loneSurrogateAt(text: string): number {
+  // Node 20+'s String#isWellFormed answers the common case without running a Unicode regex per name.
+  if ((text as { isWellFormed?: () => boolean }).isWellFormed?.() === true) return -1;
   // With the `u` flag a surrogate pair is one code point, so only a lone surrogate is a `Cs` match.
   return /\p{Cs}/u.exec(text)?.index ?? -1;
 }

@@ -35,6 +35,14 @@ export interface DiagnosticsTarget {
   readonly leaseMs?: number;
 }
 
+/**
+ * A target, or a function that makes it: a hot caller passes the function, so that nothing is built while
+ * nobody listens (one closure instead of the target's object per call).
+ */
+export type TraceTarget = DiagnosticsTarget | (() => DiagnosticsTarget);
+
+const targetOf = (target: TraceTarget): DiagnosticsTarget => (typeof target === 'function' ? target() : target);
+
 /** Context of `redisson-ts:acquire`. */
 export interface AcquireContext extends DiagnosticsTarget {
   /** The call's wait: `0` a single attempt, `-1` unlimited, else ms. */
@@ -148,8 +156,9 @@ const MAX_TRACKED_HOLDS = 10_000;
 const holdKey = (rawName: string, clientId: string, owner: number | undefined): string => `${rawName}\u0000${clientId}:${owner ?? ''}`;
 
 /** Traces one acquiring call; `run` resolves with the acquisition or `null` when the wait ran out. */
-export function traceAcquire<R>(target: DiagnosticsTarget | undefined, waitMs: number, run: () => Promise<R | null>): Promise<R | null> {
-  if (target === undefined || !acquireChannel.hasSubscribers) return run();
+export function traceAcquire<R>(traced: TraceTarget | undefined, waitMs: number, run: () => Promise<R | null>): Promise<R | null> {
+  if (traced === undefined || !acquireChannel.hasSubscribers) return run();
+  const target = targetOf(traced);
   const context: AcquireContext = { ...target, waitMs, acquired: false, waitedMs: 0 };
   const started = performance.now();
   return acquireChannel.tracePromise(async () => {
@@ -171,9 +180,9 @@ export function traceAcquire<R>(target: DiagnosticsTarget | undefined, waitMs: n
 }
 
 /** Traces one wait for a message; `run` resolves `'woken'` or `'timeout'`. */
-export function traceWait<R>(target: DiagnosticsTarget | undefined, channel: string, timeoutMs: number, run: () => Promise<R>): Promise<R> {
-  if (target === undefined || !waitChannel.hasSubscribers) return run();
-  const context: WaitContext = { ...target, channel, timeoutMs, woken: false, waitedMs: 0 };
+export function traceWait<R>(traced: TraceTarget | undefined, channel: string, timeoutMs: number, run: () => Promise<R>): Promise<R> {
+  if (traced === undefined || !waitChannel.hasSubscribers) return run();
+  const context: WaitContext = { ...targetOf(traced), channel, timeoutMs, woken: false, waitedMs: 0 };
   const started = performance.now();
   return waitChannel.tracePromise(async () => {
     try {
@@ -190,9 +199,11 @@ export function traceWait<R>(target: DiagnosticsTarget | undefined, channel: str
  * Traces one release; `released(result)` says whether `run`'s result released the object (a lock's last
  * hold). Ends the hold-time record of a lock owner whatever the outcome, except a decremented reentrant hold.
  */
-export function traceRelease<R>(target: DiagnosticsTarget, released: (result: R) => boolean, run: () => Promise<R>): Promise<R> {
+export function traceRelease<R>(traced: TraceTarget, released: (result: R) => boolean, run: () => Promise<R>): Promise<R> {
   if (!releaseChannel.hasSubscribers) {
-    if (heldSince.size > 0 && target.owner !== undefined) {
+    if (heldSince.size === 0) return run();
+    const target = targetOf(traced);
+    if (target.owner !== undefined) {
       return run().then(
         (result) => (released(result) && heldSince.delete(holdKey(target.rawName, target.clientId, target.owner)), result),
         (error: unknown) => {
@@ -203,6 +214,7 @@ export function traceRelease<R>(target: DiagnosticsTarget, released: (result: R)
     }
     return run();
   }
+  const target = targetOf(traced);
   const context: ReleaseContext = { ...target, released: false };
   const key = target.owner === undefined ? undefined : holdKey(target.rawName, target.clientId, target.owner);
   return releaseChannel.tracePromise(async () => {

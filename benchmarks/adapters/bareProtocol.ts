@@ -42,7 +42,7 @@ export const bareProtocol: Implementation = {
   version: () => 'lua/lock/*.lua on ioredis',
   settings: `control: Redisson's lock protocol with no features around it (lease ${LEASE_MS / 1000} s instead of a watchdog, one subscription per channel kept for the client's life)`,
   // Where the protocol's cost is the question; without a watchdog or reentrancy the rest would measure nothing.
-  scenarios: ['uncontended', 'handoff', 'contention', 'clients'],
+  scenarios: ['uncontended', 'handoff', 'contention', 'clients', 'users'],
   open(options): Promise<LockClient> {
     const redis = new Redis(options.url) as BareRedis;
     redis.defineCommand('tryLockInner', { numberOfKeys: 1, lua: script('tryLockInner') });

@@ -41,6 +41,14 @@ export interface ContentionRow {
   /** Whether each owner had a client (connections) of its own, rather than one per process. */
   readonly clientPerOwner: boolean;
   /**
+   * The users' shape (`runUsers`): a new lock object (`getLock(name)`, `new Mutex`) per acquisition, and the
+   * GET / SET on a connection of the owner's own rather than one the process shares.
+   */
+  readonly users?: boolean;
+  /** One op (acquire, GET, SET, release), µs, over counted ops. */
+  readonly opP50Us?: number;
+  readonly opP99Us?: number;
+  /**
    * CPU time (user + system) per counted op over the timed window: the owners' processes together, and the
    * server. NaN where not measured (the in-JVM rows).
    */
@@ -71,9 +79,11 @@ export function contentionRow(
   waitsUs: number[],
   stats: Record<string, number>,
   counter: number,
-  layout: { readonly processes: number; readonly clientPerOwner: boolean },
+  layout: { readonly processes: number; readonly clientPerOwner: boolean; readonly users?: boolean },
   serverCpuUs = NaN,
+  opsUs: number[] = [],
 ): ContentionRow {
+  const op = summarize(opsUs);
   const ops = parts.flatMap((p) => p.ops);
   const waits = summarize(waitsUs);
   const total = ops.reduce((a, b) => a + b, 0);
@@ -97,6 +107,7 @@ export function contentionRow(
     clientPerOwner: layout.clientPerOwner,
     clientCpuUsPerOp: parts.reduce((a, p) => a + (p.cpuUs ?? NaN), 0) / total,
     serverCpuUsPerOp: serverCpuUs / total,
+    ...(layout.users ? { users: true, opP50Us: op.p50, opP99Us: op.p99 } : {}),
   };
 }
 
@@ -108,6 +119,8 @@ interface WorkerResult {
   cpuUs: number;
   /** Every acquire's wait, µs. */
   waits: number[];
+  /** Every counted op, acquire to release resolved, µs. */
+  opsUs?: number[];
   errors: string[];
 }
 
@@ -115,6 +128,8 @@ interface WorkerResult {
 interface Layout {
   readonly processes: 1 | 2;
   readonly clientPerOwner: boolean;
+  /** The users' shape: see {@link ContentionRow.users}. */
+  readonly users?: boolean;
 }
 
 export function runContention(ctx: BenchContext): Promise<ContentionResult> {
@@ -137,12 +152,39 @@ export function runClients(ctx: BenchContext): Promise<ContentionResult> {
   );
 }
 
+/** W of the users' shape: 1 is the uncontended op (a request handler alone), then contention. */
+export const USER_COUNTS = [1, 2, 16, 64] as const;
+
+/**
+ * The shape users measure in (issue 29): one process, `getLock(name)` (a `new Mutex`) per acquisition and
+ * a GET and a SET inside the lock on the owner's own connection, as a request handler does, with a client
+ * per owner (N service instances) and with W owners on one client (one service, W concurrent requests).
+ */
+export function runUsers(ctx: BenchContext): Promise<ContentionResult> {
+  return runMatrix(
+    ctx,
+    ctx.impls.filter((i) => i !== 'java-redisson'),
+    [
+      { processes: 1, clientPerOwner: true, users: true },
+      { processes: 1, clientPerOwner: false, users: true },
+    ],
+    'users',
+    USER_COUNTS,
+  );
+}
+
 /** How long the owners loop, and how long owners blocked at the deadline are waited for (also the in-JVM run's). */
 export function contentionTiming(quick: boolean): { durationMs: number; graceMs: number } {
   return { durationMs: quick ? 500 : 2_500, graceMs: quick ? 1_000 : 4_000 };
 }
 
-async function runMatrix(ctx: BenchContext, impls: readonly ImplName[], layouts: readonly Layout[], label: string): Promise<ContentionResult> {
+async function runMatrix(
+  ctx: BenchContext,
+  impls: readonly ImplName[],
+  layouts: readonly Layout[],
+  label: string,
+  counts: readonly number[] = WORKER_COUNTS,
+): Promise<ContentionResult> {
   const { durationMs, graceMs } = contentionTiming(ctx.quick);
   const result: ContentionResult = {};
   const pairs = new Map<ImplName, WorkerProcess[]>();
@@ -155,10 +197,12 @@ async function runMatrix(ctx: BenchContext, impls: readonly ImplName[], layouts:
     return pair;
   };
   try {
-    for (const w of WORKER_COUNTS) {
+    for (const w of counts) {
       for (const layout of layouts) {
+        // One owner on "one client" is the client-per-owner row again.
+        if (w === 1 && !layout.clientPerOwner) continue;
         for (const impl of impls) {
-          ctx.progress.update(`${label}: W=${w}${layout.clientPerOwner ? ` clients, ${layout.processes} process${layout.processes === 1 ? '' : 'es'}` : ''} · ${impl}`);
+          ctx.progress.update(`${label}: W=${w}${layout.clientPerOwner ? ` clients, ${layout.processes} process${layout.processes === 1 ? '' : 'es'}` : layout.users ? ' on one client' : ''} · ${impl}`);
           const pair = await pairFor(impl);
           await runOne(ctx, impl, w, durationMs, graceMs, layout.processes === 1 ? pair.slice(0, 1) : pair, layout, result, async () => {
             pairs.delete(impl);
@@ -184,7 +228,7 @@ async function runOne(
   result: ContentionResult,
   discardWorkers: () => Promise<void>,
 ): Promise<void> {
-  const tag = `${w}:${layout.processes}:${layout.clientPerOwner ? 'own' : 'shared'}`;
+  const tag = `${w}:${layout.processes}:${layout.clientPerOwner ? 'own' : 'shared'}${layout.users ? ':users' : ''}`;
   const name = `bench:contention:${impl}:${tag}`;
   const counter = `bench:counter:${impl}:${tag}`;
   await ctx.admin.del(counter);
@@ -205,7 +249,17 @@ async function runOne(
   });
   const parts = await Promise.all(
     workers.map((worker) =>
-      worker.call<WorkerResult>('contend', { impl, url: ctx.url, name, counter, workers: share, durationMs, graceMs, clientPerOwner: layout.clientPerOwner }),
+      worker.call<WorkerResult>('contend', {
+        impl,
+        url: ctx.url,
+        name,
+        counter,
+        workers: share,
+        durationMs,
+        graceMs,
+        clientPerOwner: layout.clientPerOwner,
+        users: layout.users === true,
+      }),
     ),
   ).finally(() => {
     // Done (or failed) before the deadline's timer: read it now rather than wait for a timer that is gone.
@@ -215,6 +269,6 @@ async function runOne(
   const serverCpu = (await cpuAtDeadline) - cpuBefore;
   const stats = await commandStats(ctx.admin);
   const value = Number((await ctx.admin.get(counter)) ?? '0');
-  (result[impl] ??= []).push(contentionRow(w, durationMs, parts, parts.flatMap((p) => p.waits), stats, value, layout, serverCpu));
+  (result[impl] ??= []).push(contentionRow(w, durationMs, parts, parts.flatMap((p) => p.waits), stats, value, layout, serverCpu, parts.flatMap((p) => p.opsUs ?? [])));
   if (parts.some((p) => p.stuck > 0)) await discardWorkers();
 }

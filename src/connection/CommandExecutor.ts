@@ -62,7 +62,6 @@ export type RetryPolicy = 'never' | 'idempotent';
 interface InFlight {
   written: boolean;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout | undefined;
   /** Writes the command (deferred while the connection is not ready). */
   send: (() => void) | null;
   /** Reconnect attempts seen while waiting for the connection. */
@@ -93,6 +92,22 @@ type GaveUp = 'timeout' | 'retries' | 'closed';
 export class CommandExecutor {
   readonly #inflight = new Set<InFlight>();
   #closing = false;
+  // One timer for every command's deadline (a timer per command created and removed a timer list per
+  // command): set for the earliest deadline in flight, unref'd while nothing is in flight.
+  #sweep: NodeJS.Timeout | null = null;
+  #sweepAt = Infinity;
+  readonly #onSweep = (): void => {
+    this.#sweep = null;
+    this.#sweepAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const entry of [...this.#inflight]) {
+      const at = entry.started + entry.limitMs;
+      if (at <= now) this.#expire(entry, 'timeout');
+      else next = Math.min(next, at);
+    }
+    if (next !== Infinity) this.#armSweep(next);
+  };
   // Resolved (and cleared) when the last command in flight settles; only made while draining.
   #idle: DeferredPromise<void> | null = null;
   readonly #onClose = (): void => {
@@ -191,9 +206,9 @@ export class CommandExecutor {
   run<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
     const d = pDefer<T>();
     const limitMs = this.timeoutMs + extraMs;
-    const entry: InFlight = { written: false, reject: d.reject, timer: undefined, send: null, reconnects: 0, started: performance.now(), limitMs };
+    const entry: InFlight = { written: false, reject: d.reject, send: null, reconnects: 0, started: performance.now(), limitMs };
     this.#inflight.add(entry);
-    entry.timer = setTimeout(() => this.#expire(entry, 'timeout'), limitMs);
+    this.#armSweep(entry.started + limitMs);
     entry.send = () => {
       entry.send = null;
       if (!this.#inflight.has(entry)) return;
@@ -209,6 +224,19 @@ export class CommandExecutor {
     else if (status === 'end') this.#expire(entry, 'closed');
     else this.#waiting.push(entry);
     return d.promise;
+  }
+
+  /** Makes the deadline timer fire by `at` (a `performance.now()` value), and keep the process alive meanwhile. */
+  #armSweep(at: number): void {
+    if (this.#sweep !== null) {
+      if (at >= this.#sweepAt) {
+        this.#sweep.ref();
+        return;
+      }
+      clearTimeout(this.#sweep);
+    }
+    this.#sweepAt = at;
+    this.#sweep = setTimeout(this.#onSweep, Math.max(1, Math.ceil(at - performance.now())));
   }
 
   /**
@@ -391,7 +419,8 @@ export class CommandExecutor {
   /** Forgets `entry`; true when it was still in flight (so its promise is settled exactly once). */
   #settle(entry: InFlight): boolean {
     if (!this.#inflight.delete(entry)) return false;
-    clearTimeout(entry.timer);
+    // Nothing in flight: the deadline timer no longer keeps the process alive (it fires for nothing, once).
+    if (this.#inflight.size === 0) this.#sweep?.unref();
     if (this.#inflight.size === 0 && this.#idle) {
       this.#idle.resolve();
       this.#idle = null;
@@ -408,6 +437,8 @@ export class CommandExecutor {
     for (const entry of [...this.#inflight]) {
       if (this.#settle(entry)) entry.reject(new RedissonShutdownError('Redisson client was shut down before the command completed'));
     }
+    if (this.#sweep !== null) clearTimeout(this.#sweep);
+    this.#sweep = null;
     this.connection.off('close', this.#onClose);
     this.connection.off('ready', this.#onReady);
     this.connection.off('error', this.#onError);

@@ -421,12 +421,13 @@ export abstract class BaseLock<T = void> extends RExpirable {
       waitMs,
       signal,
       cancel,
-      trace: this.#trace(threadId, leaseMs),
+      trace: () => this.#trace(threadId, leaseMs),
     });
   }
 
   /** What the diagnostics channels report about an operation of `owner`. */
   #trace(owner: number, leaseMs?: number): DiagnosticsTarget {
+    // Only called while a diagnostics channel listens (the callers pass a function that makes it).
     const t = { ...this.diagnosticsTarget, owner };
     return leaseMs === undefined ? t : { ...t, leaseMs };
   }
@@ -479,7 +480,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   protected release(threadId: number): Promise<void> {
     // The owner's hold ends (its hold time is reported) on a release, and when it left others holding.
-    return traceRelease(this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
+    return traceRelease(() => this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
   }
 
   async #release(threadId: number): Promise<unknown> {

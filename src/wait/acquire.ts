@@ -10,7 +10,7 @@ import { MAX_TIMER_MS } from '../config.js';
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
-import { traceAcquire, traceWait, type DiagnosticsTarget } from '../diagnostics.js';
+import { traceAcquire, traceWait, type TraceTarget } from '../diagnostics.js';
 import { ConnectionLostError, RedisConnectionError, RedisTimeoutError } from '../errors.js';
 import { isRoutingFailure } from '../connection/classify.js';
 
@@ -55,7 +55,7 @@ export interface AcquireParams<T> {
   /** Cancels the call from outside, as the signal would (a lock's `unlock()` cancelling a pending `lock()`). */
   readonly cancel?: Canceller | undefined;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
-  readonly trace?: DiagnosticsTarget;
+  readonly trace?: TraceTarget;
 }
 
 /** The outcome of {@link acquire}: the attempt's value, or `null` when the wait ran out. */

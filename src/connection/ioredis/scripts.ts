@@ -11,8 +11,13 @@ import { integerString } from '../wire.js';
 type ScriptArg = string | number | Buffer;
 type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
 
+// Per script id, made once: every command sent looks its name up.
+const COMMAND_NAMES = new Map<LuaScriptId, string>();
+
 function commandName(id: LuaScriptId): string {
-  return `redissonTs_${id.replace(/\//g, '_')}`;
+  let name = COMMAND_NAMES.get(id);
+  if (name === undefined) COMMAND_NAMES.set(id, (name = `redissonTs_${id.replace(/\//g, '_')}`));
+  return name;
 }
 
 /** Registers every script on `redis` (idempotent: a connection shared by two clients is defined once). */
@@ -33,10 +38,13 @@ export function defineScripts(redis: RedisConnection): void {
 export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
   const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
   if (fn === undefined) throw new IllegalStateError(`script ${id} is not defined on this connection`);
-  const wire = args.map((a) => (typeof a === 'number' ? integerString(a) : a));
   const declared = LUA_SCRIPTS[id].keys;
   if (declared !== null && declared !== keys.length) {
     throw new IllegalStateError(`script ${id} takes ${declared} keys, got ${keys.length}`);
   }
-  return declared === null ? fn.call(redis, keys.length, ...keys, ...wire) : fn.call(redis, ...keys, ...wire);
+  // One array, filled in place and applied (no map, no spreads): this runs for every script sent.
+  const argv: ScriptArg[] = declared === null ? [keys.length] : [];
+  for (const key of keys) argv.push(key);
+  for (const a of args) argv.push(typeof a === 'number' ? integerString(a) : a);
+  return fn.apply(redis, argv);
 }
