@@ -9,8 +9,7 @@ import { ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConne
 import { LUA_SCRIPTS, type LuaScriptId } from '../generated/lua.js';
 import { retryDelay } from '../config.js';
 import { classify, redirection } from './classify.js';
-import type { CommandArg, CommandConnection, WireArg } from './driver.js';
-import { integerString } from './wire.js';
+import type { CommandArg, CommandConnection } from './driver.js';
 
 /** A script argument as the primitives give it: numbers must be safe integers (sent as plain decimals). */
 export type ScriptArg = string | number | Buffer;
@@ -281,8 +280,8 @@ export class CommandExecutor {
    * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
    */
   async eval(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
-    const wire = this.#wire(id, given);
-    const args = Array.isArray(wire) ? wire : await wire;
+    const wire = this.#withPublish(id, given);
+    const args = wire instanceof Promise ? await wire : wire;
     const sync = this.sync;
     if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((c) => c.evalScript(id, keys, args)));
     // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
@@ -305,26 +304,22 @@ export class CommandExecutor {
    * (`evalWriteAsync`): never followed by `WAIT`, never re-sent.
    */
   async evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
-    const wire = this.#wire(id, given);
-    const args = Array.isArray(wire) ? wire : await wire;
+    const wire = this.#withPublish(id, given);
+    const args = wire instanceof Promise ? await wire : wire;
     return this.run((c) => c.evalScript(id, keys, args));
   }
 
-  /** `given` as sent: numbers as decimals, the publish command in its place (once known, for a cluster's probe). */
-  #wire(id: LuaScriptId, given: readonly ScriptArg[]): WireArg[] | Promise<WireArg[]> {
-    const wire = given.map((a) => (typeof a === 'number' ? integerString(a) : a));
+  /**
+   * `given` with the publish command in its place for a script that publishes (once known, for a cluster's
+   * probe); `given` itself for any other script (the driver sends numbers as decimals).
+   */
+  #withPublish(id: LuaScriptId, given: readonly ScriptArg[]): readonly ScriptArg[] | Promise<readonly ScriptArg[]> {
     const at = LUA_SCRIPTS[id].publish;
-    if (at === null) return wire;
-    if (at > wire.length) throw new IllegalStateError(`script ${id} takes its publish command as argument ${at + 1}, got ${wire.length} arguments before it`);
+    if (at === null) return given;
+    if (at > given.length) throw new IllegalStateError(`script ${id} takes its publish command as argument ${at + 1}, got ${given.length} arguments before it`);
+    const put = (command: string): ScriptArg[] => [...given.slice(0, at), command, ...given.slice(at)];
     const command = this.publishCommand();
-    if (typeof command === 'string') {
-      wire.splice(at, 0, command);
-      return wire;
-    }
-    return command.then((resolved) => {
-      wire.splice(at, 0, resolved);
-      return wire;
-    });
+    return typeof command === 'string' ? put(command) : command.then(put);
   }
 
   /** `send`, re-sent after a lost reply when `retry` allows it. */
@@ -345,7 +340,7 @@ export class CommandExecutor {
    * time. Throws {@link UnsyncedWrite} (with the script's reply) when no replica confirmed and
    * `checkLockSyncedSlaves` is on.
    */
-  async #synced(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[], sync: SyncPolicy): Promise<unknown> {
+  async #synced(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
     for (let redirects = 0; ; redirects++) {
       try {
         return await this.#syncedOnce(id, keys, args, sync);
@@ -363,7 +358,7 @@ export class CommandExecutor {
     }
   }
 
-  async #syncedOnce(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[], sync: SyncPolicy): Promise<unknown> {
+  async #syncedOnce(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
     const replicas = await this.#replicaCount(keys[0]);
     if (replicas === 0) return this.run((c) => c.evalScript(id, keys, args));
     const [reply, synced] = await this.run((c) => c.evalAndWait(id, keys, args, replicas, sync.slavesSyncTimeout), sync.slavesSyncTimeout);

@@ -6,8 +6,8 @@
  */
 import type { LuaScriptId } from '../generated/lua.js';
 
-/** A script argument as it goes on the wire: numbers are already plain decimal strings. */
-export type WireArg = string | Buffer;
+/** A script argument: numbers must be safe integers, which the driver sends as plain decimals (`wire.ts`). */
+export type WireArg = string | number | Buffer;
 
 /** An argument of a plain command (`HGET`, `PEXPIRE`, …); the driver turns numbers into decimals. */
 export type CommandArg = string | number | Buffer;
