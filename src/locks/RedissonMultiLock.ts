@@ -60,6 +60,8 @@ export class RedissonMultiLock {
   readonly #nodeTimeout: number | undefined;
   #threadId: number | undefined;
   #validUntil = 0;
+  /** The owner whose acquisition set {@link #validUntil}: only its release ends that validity. */
+  #validOwner: number | null = null;
 
   /** @internal use `client.getMultiLock(...)`. */
   constructor(host: MultiLockHost, members: readonly MultiLockMember[], options: MultiLockOptions = {}) {
@@ -84,7 +86,7 @@ export class RedissonMultiLock {
 
   // What the short-lease warning calls this lock: its members' names.
   #label(): string {
-    return `MultiLock(${this.#members.map((m) => m.getName()).join(', ')})`;
+    return `${this.kind}(${this.#members.map((m) => m.getName()).join(', ')})`;
   }
 
   /**
@@ -202,7 +204,11 @@ export class RedissonMultiLock {
   async unlock(options?: OwnerOptions): Promise<void> {
     const threadId = this.#owner(parseOwnerOptions(options));
     this.#host.ensureOpen();
-    this.#validUntil = 0;
+    // Another owner's release (a hold of another flow through this object) leaves the last acquisition's validity.
+    if (threadId === this.#validOwner) {
+      this.#validUntil = 0;
+      this.#validOwner = null;
+    }
     const timeout = this.#nodeTimeoutFor(-1);
     const results = await Promise.allSettled(this.#members.map((m) => withTimeout(m.unlock({ threadId }), timeout, m)));
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -283,7 +289,10 @@ export class RedissonMultiLock {
         signal: scope.signal,
         stopWhenUnreachable,
       });
-      if (outcome.acquired) this.#validUntil = outcome.validUntil;
+      if (outcome.acquired) {
+        this.#validUntil = outcome.validUntil;
+        this.#validOwner = threadId;
+      }
       return outcome;
     } finally {
       untrack();

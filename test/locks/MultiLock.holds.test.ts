@@ -122,9 +122,22 @@ describe('RedLock holds', () => {
     for (const raw of nodes.raws) expect(await raw.pttl(name)).toBeLessThanOrEqual(300);
     const reason = await lostReason(hold.signal);
     expect(reason).toBeInstanceOf(LockLostError);
+    expect((reason as LockLostError).message).toContain(`RedLock(${name}, ${name}, ${name})`);
     expect(hold.remainValidity()).toBe(0);
     await hold.release(); // a RedLock ignores its members' errors
     await expectHeld(name, [null, null, null]);
+  });
+
+  it("another owner's release through the object leaves the last acquisition's validity", async () => {
+    const name = uniqueName('red');
+    const clients = nodes.clients({ shortLeaseWarning: false });
+    const red = (clients[0] as Redisson).getRedLock(nodes.locks(clients, name));
+    const hold = await red.acquire({ leaseTime: 30_000 });
+    await red.unlock({ threadId: hold.threadId + 1_000 }); // holds nothing; a RedLock ignores its members' errors
+    expect(red.remainValidity()).toBeGreaterThan(0);
+    await expectHeld(name, clients.map((c) => field(c, hold.threadId)));
+    await hold.release();
+    expect(red.remainValidity()).toBe(0);
   });
 
   it("a released leased hold's validity timer is stopped: the signal stays quiet past the lease", async () => {
