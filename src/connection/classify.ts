@@ -14,12 +14,19 @@ const RECOGNIZERS: readonly ((error: Error) => DriverErrorClass | null)[] = [cla
 
 const OTHER: DriverErrorClass = { kind: 'other' };
 
+/**
+ * `UNBLOCKED … instance state changed`: Redis' answer to a blocked command (our `WAIT` after a script) when its
+ * master turned replica under it — a failover. The script before it ran on the old master, and whether its write
+ * survived is not known: the same as a connection lost under the command.
+ */
+const UNBLOCKED: DriverErrorClass = { kind: 'closed' };
+
 /** What `error` (as a driver rejected a command with it) means. */
 export function classify(error: unknown): DriverErrorClass {
   if (!(error instanceof Error)) return OTHER;
   for (const recognize of RECOGNIZERS) {
     const known = recognize(error);
-    if (known !== null) return known;
+    if (known !== null) return known.kind === 'reply' && known.code === 'UNBLOCKED' ? UNBLOCKED : known;
   }
   return OTHER;
 }

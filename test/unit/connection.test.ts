@@ -18,6 +18,8 @@ it('classifies ioredis errors: replies by their first word, closed and unwritabl
   expect(classify(new Error('Connection is closed.'))).toEqual({ kind: 'closed' });
   expect(classify(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'))).toEqual({ kind: 'closed' });
   expect(classify(Object.assign(new Error('Command aborted due to connection close'), { name: 'AbortError' }))).toEqual({ kind: 'closed' });
+  // A WAIT unblocked because its master turned replica (a failover): the script's outcome is unknown.
+  expect(classify(reply('UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)'))).toEqual({ kind: 'closed' });
   expect(classify(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toEqual({ kind: 'not-writable' });
   const allFailed = Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' });
   expect(classify(allFailed)).toEqual({ kind: 'cluster-unreachable' });
