@@ -14,9 +14,11 @@
 //                            CommonJS types for `require` (node16/nodenext CJS, node10), as the runtime is
 //
 // src/fromConfig/yamlModule.ts loads `yaml` with createRequire(import.meta.url) when the sources run (vitest,
-// tsx); the bundle gets yamlModule.bundle.ts instead, a literal `require('yaml')` in a try block.
+// tsx); the bundle gets yamlModule.bundle.ts instead, a literal `require('yaml')` in a try block. Every module
+// with such a `<name>.bundle.ts` twin is swapped the same way: src/connection/ioredis/ioredisModule.ts (ioredis
+// is an optional peer, required on the first Redisson.create).
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,7 +49,7 @@ function walk(dir) {
 run(process.execPath, [join(root, 'scripts', 'gen-lua.mjs')]);
 rmSync(dist, { recursive: true, force: true });
 run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', dist, '--emitDeclarationOnly']);
-rmSync(join(dist, 'fromConfig', 'yamlModule.bundle.d.ts'));
+for (const file of walk(dist)) if (file.endsWith('.bundle.d.ts')) rmSync(file);
 
 // Bundled: the ESM-only dependencies (p-defer). External: every other dependency and peer.
 const BUNDLED = ['p-defer'];
@@ -67,9 +69,13 @@ await build({
   banner: { js: `// redisson-ts ${pkg.version}, Apache-2.0. Bundles p-defer ${pDeferVersion} (MIT, (c) Sindre Sorhus).` },
   plugins: [
     {
-      name: 'yaml-module',
+      // A relative import of `x.js` whose `x.bundle.ts` exists gets the twin (see the top of this file).
+      name: 'bundle-twins',
       setup(b) {
-        b.onResolve({ filter: /\/yamlModule\.js$/ }, (args) => ({ path: join(args.resolveDir, 'yamlModule.bundle.ts') }));
+        b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+          const twin = join(args.resolveDir, args.path.replace(/\.js$/, '.bundle.ts'));
+          return existsSync(twin) ? { path: twin } : undefined;
+        });
       },
     },
   ],
@@ -90,6 +96,10 @@ const unseen = actual.filter((n) => !lexed.has(n));
 if (unseen.length > 0) fail(`cjs-module-lexer does not see these exports of dist/cjs/index.js: ${unseen.join(', ')}`);
 if (/import\.meta|createRequire/.test(code)) fail('dist/cjs/index.js uses import.meta or createRequire');
 if (/require\(["']p-defer["']\)/.test(code)) fail('dist/cjs/index.js requires p-defer instead of bundling it');
+// ioredis (an optional peer) is required in exactly one place, the loader called by Redisson.create.
+if ((code.match(/require\(["']ioredis["']\)/g) ?? []).length !== 1 || /^(var|const|let) [\w$]+ = (__toESM\()?require\(["']ioredis["']\)/m.test(code)) {
+  fail('dist/cjs/index.js requires ioredis when it loads, or in more than one place');
+}
 
 writeFileSync(
   join(dist, 'index.js'),

@@ -2,7 +2,7 @@
  * What a primitive needs from its client. Internal: primitives are created by {@link Redisson} and talk
  * to Redis only through this.
  */
-import type { CommandExecutor } from './commands.js';
+import type { CommandExecutor } from './connection/CommandExecutor.js';
 import type { ResolvedOptions } from './config.js';
 import type { HoldLedger } from './locks/HoldLedger.js';
 import type { PublishSubscribe } from './pubsub/PublishSubscribe.js';

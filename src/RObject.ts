@@ -4,7 +4,6 @@
  * methods that only need its keys: `isExists`, `delete`, `sizeInMemory`.
  */
 import type { ClientContext } from './ClientContext.js';
-import { evalScript, type RedisConnection } from './commands.js';
 import { mapName } from './config.js';
 import type { DiagnosticsTarget } from './diagnostics.js';
 import type { LuaScriptId } from './generated/lua.js';
@@ -85,6 +84,6 @@ export abstract class RObject {
    * plain write (`evalWriteAsync`), never followed by `WAIT` with replicas, sent once like any command.
    */
   protected objectScript(id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.ctx.executor.run((redis: RedisConnection) => evalScript(redis, id, keys, args));
+    return this.ctx.executor.evalPlain(id, keys, args);
   }
 }

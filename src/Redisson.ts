@@ -4,18 +4,17 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { EventEmitter } from 'node:events';
 import type { ClientContext } from './ClientContext.js';
-import { CommandExecutor, type RedisConnection } from './commands.js';
-import { keySlot } from './cluster.js';
-import { clusterSetup, clusterTransport, followClusterTopology } from './clusterTopology.js';
-import { requireOneSlot } from './clusterNames.js';
+import { CommandExecutor } from './connection/CommandExecutor.js';
+import { connect, type Connections } from './connection/connect.js';
+import type { MasterSwitch } from './connection/driver.js';
+import type { Redis, RedisConnection } from './connection/ioredis/types.js';
+import { keySlot } from './connection/slots.js';
+import { requireOneSlot } from './connection/clusterNames.js';
 import type { NamedPrimitive } from './keys.js';
 import type { LuaScriptId } from './generated/lua.js';
-import { closeConnection } from './connection.js';
-import { followsMaster, isSentinelMode, SentinelFollower, type MasterSwitch } from './sentinel.js';
-import { isRedisInstance, requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
+import { requireName, requireThreadId, resolveOptions, SHORT_LEASE_MS, type RedissonOptions, type ResolvedOptions } from './config.js';
 import { InvalidArgumentError, RedissonShutdownError } from './errors.js';
 import { traceLost } from './diagnostics.js';
 import { optionsFromConfig, type FromConfigOptions, type RedissonConfigSource } from './fromConfig.js';
@@ -104,16 +103,13 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   /** This client's id: a random UUID, the first half of every hash field it writes. */
   readonly id: string = randomUUID();
   readonly #options: ResolvedOptions;
-  readonly #connection: RedisConnection;
-  readonly #ownsConnection: boolean;
+  // The command and subscriber connections, from the driver (src/connection/).
+  readonly #connections: Connections;
   readonly #executor: CommandExecutor;
   readonly #pubsub: PublishSubscribe;
-  readonly #subscriber: RedisConnection;
   readonly #renewal: LockRenewalScheduler;
   readonly #holds = new HoldLedger();
   readonly #stopForwarding: () => void;
-  // Sentinel: moves both connections to a new master on `+switch-master`; null in other deployments.
-  readonly #follower: SentinelFollower | null = null;
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
@@ -128,67 +124,31 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   private constructor(options: ResolvedOptions) {
     super();
     this.#options = options;
-    // The command connection must not replay unanswered commands (see CommandExecutor): our own
-    // connections are made that way; an instance passed in that would replay is duplicated.
-    const redis = options.redis;
-    const cluster = clusterSetup(redis, options);
-    if (cluster) {
-      // Connections of our own, made from the nodes and options given: the command connection never
-      // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
-      this.#connection = new Cluster(cluster.nodes, cluster.command);
-      this.#ownsConnection = true;
-      this.#connection.on('error', () => undefined);
-    } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
-      this.#connection = redis;
-      this.#ownsConnection = false;
-    } else {
-      const noReplay = { autoResendUnfulfilledCommands: false };
-      this.#connection =
-        isRedisInstance(redis)
-          ? redis.duplicate(noReplay)
-          : typeof redis === 'string'
-            ? new Redis(redis, noReplay)
-            : new Redis({ ...(redis as RedisOptions), ...noReplay });
-      this.#ownsConnection = true;
-      // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
-      // disturb the caller's own connection.)
-      // Failures surface as rejected commands; without a listener ioredis would also print each one.
-      this.#connection.on('error', () => undefined);
-    }
-    // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
-    const sentinel = cluster === null && isSentinelMode(this.#connection as Redis);
-    const replicated = cluster !== null || sentinel;
-    const sync = replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
-    this.#executor = new CommandExecutor(this.#connection, options.retryAttempts, options.timeout, sync);
-    const keyPrefix = this.#connection.options.keyPrefix ?? '';
-    this.#slotPrefix = cluster ? keyPrefix : null;
-    // PublishSubscribe owns this connection's subscriptions: ioredis neither queues nor replays them.
-    const subscriber: RedisConnection = cluster
-      ? new Cluster(cluster.nodes, cluster.subscriber)
-      : (this.#connection as Redis).duplicate({
-          keyPrefix: '',
-          lazyConnect: true,
-          autoResubscribe: false,
-          autoResendUnfulfilledCommands: false,
-          enableOfflineQueue: false,
-        });
-    subscriber.on('error', () => undefined);
-    this.#subscriber = subscriber;
-    // ioredis' connection events, forwarded ('error' only while someone listens: an EventEmitter throws an
+    const connections = connect(options);
+    this.#connections = connections;
+    const { command, subscriber } = connections;
+    const sync = connections.replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
+    this.#executor = new CommandExecutor(command, options.retryAttempts, options.timeout, sync, connections.publishCommand);
+    const keyPrefix = command.keyPrefix;
+    this.#slotPrefix = command.clustered ? keyPrefix : null;
+    // The connections' events, forwarded ('error' only while someone listens: an EventEmitter throws an
     // 'error' nobody listens to, and connection errors already surface as typed rejections).
     const forwardError = (error: Error): void => {
       if (this.listenerCount('error') > 0) this.#emitSafely('error', error);
     };
     const forwardReconnecting = (delay: number): void => this.#emitSafely('reconnecting', delay);
-    for (const c of [this.#connection, subscriber]) c.on('error', forwardError).on('reconnecting', forwardReconnecting);
+    for (const c of [command, subscriber]) {
+      c.on('error', forwardError);
+      c.on('reconnecting', forwardReconnecting);
+    }
     this.#stopForwarding = () => {
-      for (const c of [this.#connection, subscriber]) c.off('error', forwardError).off('reconnecting', forwardReconnecting);
+      for (const c of [command, subscriber]) {
+        c.off('error', forwardError);
+        c.off('reconnecting', forwardReconnecting);
+      }
     };
-    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, cluster ? clusterTransport(this.#connection, options) : 'classic', options.subscriptionLinger);
-    const pubsub = this.#pubsub;
-    if (cluster) this.#executor.onMoved(followClusterTopology(this.#connection as Cluster, subscriber as Cluster, pubsub, () => this.#shutdown !== null));
-    if (sentinel && followsMaster(this.#connection as Redis)) this.#follower = new SentinelFollower(this.#connection as Redis, subscriber as Redis, this.#executor, (change) => this.#emitSafely('failover', change));
-    this.#executor.resolvePublishWith(async () => ((await pubsub.resolveTransport()) === 'sharded' ? 'SPUBLISH' : 'PUBLISH'));
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, options.subscriptionLinger);
+    connections.follow(this.#executor, this.#pubsub, () => this.#shutdown !== null, (change) => this.#emitSafely('failover', change));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>
       executor.eval(id, keys, args, 'idempotent');
@@ -198,7 +158,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       options.lockWatchdogBatchSize,
       (lost) => this.#reportLost(lost),
       (error) => this.#emitSafely('renewalError', { error }),
-      cluster ? (rawName) => keySlot(keyPrefix + rawName) : undefined,
+      command.clustered ? (rawName) => keySlot(keyPrefix + rawName) : undefined,
     );
     this.#context = {
       id: this.id,
@@ -207,7 +167,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       pubsub: this.#pubsub,
       renewal: this.#renewal,
       holds: this.#holds,
-      clustered: replicated,
+      clustered: connections.replicated,
       ensureOpen: () => this.#ensureOpen(),
       currentThreadId: () => this.#flows.getStore(),
       noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),
@@ -274,12 +234,12 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
    * `Cluster` — see {@link connection}.
    */
   get redis(): Redis {
-    return this.#connection as Redis;
+    return this.#connections.native as Redis;
   }
 
   /** The command connection with its exact type: an ioredis `Redis`, or a `Cluster` for a cluster client. */
   get connection(): RedisConnection {
-    return this.#connection;
+    return this.#connections.native as RedisConnection;
   }
 
   /**
@@ -539,7 +499,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     /** Status of the subscriber connection. */
     readonly subscriber: string;
   } {
-    return { command: this.#connection.status, subscriber: this.#subscriber.status };
+    return { command: this.#connections.command.status, subscriber: this.#connections.subscriber.status };
   }
 
   /** True once `shutdown()` was called. */
@@ -566,12 +526,12 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     // Acquisitions that landed after their wait was aborted are being undone: let them finish.
     await settleBy([...this.#background], deadline);
     this.#renewal.stop();
-    this.#follower?.close();
+    this.#connections.unfollow();
     // Unlocks (and their latch DELs) still in flight are answered before QUIT: nothing is written after it.
     await this.#executor.drain(deadline);
     this.#executor.dispose();
     const left = Math.max(1, deadline - performance.now());
-    await Promise.all([this.#pubsub.close(left), this.#ownsConnection ? closeConnection(this.#connection, left) : undefined]);
+    await Promise.all([this.#pubsub.close(left), this.#connections.close(left)]);
     this.#stopForwarding();
   }
 

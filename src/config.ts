@@ -2,8 +2,10 @@
  * Client options, their frozen defaults, and the argument validation shared by every primitive.
  * Everything here throws before anything is sent to Redis.
  */
-import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { isClusterInstance } from './cluster.js';
+import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from './connection/ioredis/types.js';
+import { isClusterInstance, isRedisInstance } from './connection/ioredis/recognize.js';
+
+export { isRedisInstance };
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
 import { ArgumentRangeError, InvalidArgumentError } from './errors.js';
@@ -316,15 +318,6 @@ export function requireTime(value: unknown, unit: TimeUnit, what: string): numbe
 /** Throws unless `id` is a usable thread id (a non-negative safe integer, as a Java `long` thread id). */
 export function requireThreadId(id: unknown): number {
   return requireInteger(id, 'threadId', 0, Number.MAX_SAFE_INTEGER);
-}
-
-/**
- * True for an ioredis `Redis` instance, also one from another copy of ioredis (where `instanceof` fails).
- */
-export function isRedisInstance(value: unknown): value is Redis {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return typeof r['duplicate'] === 'function' && typeof r['defineCommand'] === 'function' && typeof r['sendCommand'] === 'function' && !('nodes' in r && typeof r['nodes'] === 'function');
 }
 
 /** Validates options and fills in defaults. */

@@ -24,7 +24,8 @@ export type RedissonErrorCode =
   | 'ERR_REDISSON_DUPLICATE_LOCK_MEMBER'
   | 'ERR_REDISSON_CROSS_SLOT_NAME'
   | 'ERR_REDISSON_INVALID_ARGUMENT'
-  | 'ERR_REDISSON_OUT_OF_RANGE';
+  | 'ERR_REDISSON_OUT_OF_RANGE'
+  | 'ERR_REDISSON_DRIVER_MISSING';
 
 /**
  * Gives an error class its `name` and `code` on its prototype, spelled out rather than taken from the class's
@@ -190,6 +191,16 @@ export class RedissonShutdownError extends RedissonError {
    */
   constructor(message = 'Redisson client is shut down', options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/**
+ * `Redisson.create` (or `fromConfig`) with no Redis client library installed beside redisson-ts: the message
+ * names the install command. Thrown before anything connects.
+ */
+export class RedisDriverMissingError extends RedissonError {
+  static {
+    declareError(this, 'RedisDriverMissingError', 'ERR_REDISSON_DRIVER_MISSING');
   }
 }
 

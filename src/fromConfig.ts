@@ -5,7 +5,7 @@
  * with a warning when set to something other than Redisson's default, or refused with a
  * {@link RedissonConfigError} listing every unknown or unsupported field at once.
  */
-import type { RedisOptions } from 'ioredis';
+import type { RedisOptions } from './connection/ioredis/types.js';
 import type { RedissonOptions } from './config.js';
 import { describeValue, requireOptionKeys } from './config.js';
 import { InvalidArgumentError, RedissonConfigError } from './errors.js';

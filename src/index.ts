@@ -2,7 +2,7 @@
  * redisson-ts: Redisson's distributed locks for Node.js on ioredis, wire-compatible with Java Redisson.
  */
 export { Redisson, type LockLostEvent, type RedissonEventMap, type RedissonEvents } from './Redisson.js';
-export type { MasterSwitch } from './sentinel.js';
+export type { MasterSwitch } from './connection/driver.js';
 export { RObject } from './RObject.js';
 export { RExpirable } from './RExpirable.js';
 export { BaseLock } from './locks/BaseLock.js';
@@ -73,6 +73,7 @@ export {
   RedissonError,
   RedissonShutdownError,
   RedissonConfigError,
+  RedisDriverMissingError,
   type NodeVote,
   type PlacedName,
 } from './errors.js';

@@ -54,12 +54,12 @@ export function lockUnlockInner(ctx: ClientContext, rawName: string, channel: st
   return ctx.executor.eval(
     'lock/unlockInner',
     [rawName, channel, latch],
-    [UNLOCK_MESSAGE, leaseMs, field, ctx.pubsub.publishCommand, latchTtl],
+    [UNLOCK_MESSAGE, leaseMs, field, latchTtl],
     'idempotent',
   );
 }
 
 /** `lock/forceUnlock` for any lock with RLock's hash and channel: true when the hash was deleted. */
 export async function lockForceUnlock(ctx: ClientContext, rawName: string, channel: string): Promise<boolean> {
-  return (await ctx.executor.eval('lock/forceUnlock', [rawName, channel], [UNLOCK_MESSAGE, ctx.pubsub.publishCommand])) === 1;
+  return (await ctx.executor.eval('lock/forceUnlock', [rawName, channel], [UNLOCK_MESSAGE])) === 1;
 }

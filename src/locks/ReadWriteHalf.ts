@@ -45,7 +45,7 @@ export abstract class ReadWriteHalf extends BaseLock {
 
   /** Runs `rwlock/forceUnlock` for `mode`, publishing `message`. */
   protected async forceUnlockMode(mode: 'read' | 'write', message: number): Promise<boolean> {
-    const { executor, pubsub } = this.ctx;
-    return (await executor.eval('rwlock/forceUnlock', [this.rawName, this.#channel], [message, pubsub.publishCommand, mode])) === 1;
+    const { executor } = this.ctx;
+    return (await executor.eval('rwlock/forceUnlock', [this.rawName, this.#channel], [message, mode])) === 1;
   }
 }

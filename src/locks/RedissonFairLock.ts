@@ -144,30 +144,30 @@ export class RedissonFairLock extends BaseLock {
   protected override acquireFailed(threadId: number, waitMs: number): Promise<unknown> | undefined {
     // As Redisson, whose acquire throws before any clean-up: the owner holds the lock, it is not queued.
     if (this.#refusedReentry.delete(threadId)) return undefined;
-    const { executor, pubsub } = this.ctx;
+    const { executor } = this.ctx;
     return executor.eval(
       'fairlock/acquireFailed',
       [this.#queue, this.#timeouts, this.rawName, this.#channel],
-      [this.fieldName(threadId), this.#queueWait(waitMs), pubsub.publishCommand, UNLOCK_MESSAGE],
+      [this.fieldName(threadId), this.#queueWait(waitMs), UNLOCK_MESSAGE],
       // Redisson 4.7 retries it: a second run finds the waiter gone and changes nothing.
       'idempotent',
     );
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    const { executor, pubsub } = this.ctx;
+    const { executor } = this.ctx;
     return executor.eval(
       'fairlock/unlockInner',
       [this.rawName, this.#queue, this.#timeouts, this.#channel, latch],
-      [UNLOCK_MESSAGE, this.internalLockLeaseTime, field, Date.now(), pubsub.publishCommand, latchTtl],
+      [UNLOCK_MESSAGE, this.internalLockLeaseTime, field, Date.now(), latchTtl],
       'idempotent',
     );
   }
 
   protected override async forceUnlockInner(): Promise<boolean> {
-    const { executor, pubsub } = this.ctx;
+    const { executor } = this.ctx;
     const keys = [this.rawName, this.#queue, this.#timeouts, this.#channel];
-    return (await executor.eval('fairlock/forceUnlock', keys, [UNLOCK_MESSAGE, Date.now(), pubsub.publishCommand])) === 1;
+    return (await executor.eval('fairlock/forceUnlock', keys, [UNLOCK_MESSAGE, Date.now()])) === 1;
   }
 
   /** A waiter's wait as Redisson computes it: the call's wait time when it has one, else `fairLockWaitTimeout`. */

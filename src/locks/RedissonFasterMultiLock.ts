@@ -115,13 +115,13 @@ export class RedissonFasterMultiLock extends BaseLock {
     return this.ctx.executor.eval(
       'fastermultilock/unlockInner',
       [this.rawName, this.#channel, latch],
-      [field, UNLOCK_MESSAGE, this.internalLockLeaseTime, this.ctx.pubsub.publishCommand, latchTtl, Date.now(), ...this.#fields],
+      [field, UNLOCK_MESSAGE, this.internalLockLeaseTime, latchTtl, Date.now(), ...this.#fields],
       'idempotent',
     );
   }
 
   protected override async forceUnlockInner(): Promise<boolean> {
-    const removed = await this.ctx.executor.eval('fastermultilock/forceUnlock', [this.rawName, this.#channel], [UNLOCK_MESSAGE, this.ctx.pubsub.publishCommand, ...this.#fields]);
+    const removed = await this.ctx.executor.eval('fastermultilock/forceUnlock', [this.rawName, this.#channel], [UNLOCK_MESSAGE, ...this.#fields]);
     return (removed as number) > 0;
   }
 

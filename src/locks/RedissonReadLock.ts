@@ -79,11 +79,11 @@ export class RedissonReadLock extends ReadWriteHalf {
    * gone while others keep the lock (Redisson's script answers `0` there, as for a decremented count).
    */
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    const { executor, pubsub } = this.ctx;
+    const { executor } = this.ctx;
     return executor.eval(
       'rwlock/readUnlockInner',
       [this.rawName, this.channelName, readLockTimeoutPrefix(this.rawName, field), timeoutKeyPrefix(this.rawName, field), latch],
-      [UNLOCK_MESSAGE, field, pubsub.publishCommand, latchTtl],
+      [UNLOCK_MESSAGE, field, latchTtl],
       'idempotent',
     );
   }

@@ -42,11 +42,11 @@ export class RedissonWriteLock extends ReadWriteHalf {
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    const { executor, pubsub } = this.ctx;
+    const { executor } = this.ctx;
     return executor.eval(
       'rwlock/writeUnlockInner',
       [this.rawName, this.channelName, latch],
-      [READ_UNLOCK_MESSAGE, this.internalLockLeaseTime, field, pubsub.publishCommand, latchTtl],
+      [READ_UNLOCK_MESSAGE, this.internalLockLeaseTime, field, latchTtl],
       'idempotent',
     );
   }

@@ -6,38 +6,19 @@
  * field is still there, the timer is set again for the key's remaining time to live; once it is gone, or
  * Redis cannot be asked (the lease is over by the client's clock), the hold is reported lost.
  */
-import type { CommandExecutor } from '../commands.js';
-import { MAX_TIMER_MS } from '../config.js';
+import type { CommandExecutor } from '../connection/CommandExecutor.js';
+import { recheckUntilLost } from '../wait/recheck.js';
 
 /**
  * Calls `onLost` once owner `field` of hash `rawName` is gone, checking when `leaseMs` has passed and then
  * whenever the key's remaining time to live has. Returns the function that stops watching (no call after it).
  */
 export function watchLease(executor: CommandExecutor, rawName: string, field: string, leaseMs: number, onLost: () => void): () => void {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (ms: number): void => {
-    timer = setTimeout(check, Math.min(Math.max(1, ms), MAX_TIMER_MS)).unref();
-  };
-  const check = (): void => {
-    timer = undefined;
-    void remaining(executor, rawName, field).then(
-      (ttl) => {
-        if (stopped) return;
-        // No expiry on the key (PTTL -1: persisted by hand): look again after another lease.
-        if (ttl === null) onLost();
-        else arm(ttl < 0 ? leaseMs : ttl);
-      },
-      () => {
-        if (!stopped) onLost();
-      },
-    );
-  };
-  arm(leaseMs);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  // No expiry on the key (PTTL -1: persisted by hand): look again after another lease.
+  return recheckUntilLost(async () => {
+    const ttl = await remaining(executor, rawName, field);
+    return ttl === null ? 'lost' : ttl < 0 ? leaseMs : ttl;
+  }, leaseMs, onLost);
 }
 
 /** The key's remaining time to live while `field` is in it (`-1`: no expiry), `null` once it is gone. */

@@ -6,10 +6,8 @@
  * database) and the same key (ioredis' `keyPrefix` + the mapped name). The `run_id` is asked once per client
  * connection (per master in a cluster) and forgotten when that connection closes: a restarted server has a new one.
  */
-import type { Redis } from 'ioredis';
 import type { ClientContext } from '../ClientContext.js';
-import { isClusterInstance, keySlot } from '../cluster.js';
-import type { CommandExecutor } from '../commands.js';
+import { serverIdentity } from '../connection/serverIdentity.js';
 
 /** A lock's client and Redis key (the name after the client's NameMapper, before ioredis' `keyPrefix`). */
 export interface MemberKey {
@@ -69,76 +67,14 @@ export async function serverDuplicate(members: readonly object[], timeoutMs: num
   return null;
 }
 
-/** The key as the server sees it: ioredis' `keyPrefix` of the member's connection, then the raw name. */
+/** The key as the server sees it: the `keyPrefix` of the member's connection, then the raw name. */
 function fullKey(key: MemberKey): string {
-  return (key.ctx.executor.redis.options.keyPrefix ?? '') + key.rawName;
+  return key.ctx.executor.connection.keyPrefix + key.rawName;
 }
-
-/** A probe of one server: its answer (`undefined` when it failed) and when it failed, if it did. */
-interface Probe {
-  readonly answer: Promise<string | undefined>;
-  failedAt?: number;
-}
-
-/** ioredis connection states in which nothing can be asked. */
-const DOWN = new Set(['reconnecting', 'close', 'end']);
-
-/** A server that did not answer is asked again after this long (or once its connection is ready again). */
-const RETRY_FAILED_PROBE_MS = 1_000;
-
-// Per client connection: the probe of each master ('' on a single server or Sentinel), by master address.
-const probes = new WeakMap<CommandExecutor, Map<string, Probe>>();
 
 /** `run_id … db N` of the server holding `key`'s Redis key, `undefined` when it cannot be known. */
 function serverOf(key: MemberKey): Promise<string | undefined> {
-  const { executor } = key.ctx;
-  const connection = executor.redis;
-  // A connection that is down (between reconnect attempts, or closed) cannot answer: compare without it now
-  // rather than make the acquisition wait for it (its member's own acquire fails fast the same way).
-  if (DOWN.has(connection.status)) return Promise.resolve(undefined);
-  let node: Redis | undefined;
-  let master = '';
-  if (isClusterInstance(connection)) {
-    master = connection.slots[keySlot(fullKey(key))]?.[0] ?? '';
-    node = connection.nodes('master').find((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}` === master);
-  } else {
-    node = connection;
-  }
-  if (node === undefined) return Promise.resolve(undefined);
-  const cache = probesOf(executor);
-  const cached = cache.get(master);
-  if (cached && (cached.failedAt === undefined || performance.now() - cached.failedAt < RETRY_FAILED_PROBE_MS)) return cached.answer;
-  const db = isClusterInstance(connection) ? 0 : (node.options.db ?? 0);
-  const target = node;
-  const probe: Probe = {
-    answer: executor.run(() => target.info('server')).then(
-      (info) => {
-        const runId = /^run_id:(\w+)/m.exec(info)?.[1];
-        if (runId === undefined) probe.failedAt = performance.now();
-        return runId === undefined ? undefined : `run_id ${runId}, db ${db}`;
-      },
-      () => {
-        probe.failedAt = performance.now();
-        return undefined;
-      },
-    ),
-  };
-  cache.set(master, probe);
-  return probe.answer;
-}
-
-function probesOf(executor: CommandExecutor): Map<string, Probe> {
-  let cache = probes.get(executor);
-  if (cache === undefined) {
-    const fresh = new Map<string, Probe>();
-    // A closed connection may come back to another server (a restart: a new run_id; a Sentinel failover).
-    const forget = (): void => fresh.clear();
-    executor.redis.on('close', forget).on('ready', forget);
-    // A cluster's masters move with its topology.
-    if (isClusterInstance(executor.redis)) executor.redis.on('refresh', forget);
-    probes.set(executor, (cache = fresh));
-  }
-  return cache;
+  return serverIdentity(key.ctx.executor, key.rawName);
 }
 
 /** `answer`, or `undefined` after `ms`; rejects with the signal's reason on abort. */

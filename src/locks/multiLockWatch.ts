@@ -6,7 +6,7 @@
  * slice of the wait, so a release of a member it is not waiting on goes unnoticed until that slice ends.
  */
 import type { Subscription } from '../pubsub/PublishSubscribe.js';
-import type { MemberChannel, MultiLockMember } from './multiLockRound.js';
+import type { MemberChannel, MultiLockMember } from './multiLockMember.js';
 import { MAX_TIMER_MS } from '../config.js';
 import { IllegalStateError } from '../errors.js';
 

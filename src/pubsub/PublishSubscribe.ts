@@ -5,30 +5,20 @@
  * A waiter joins the channel's FIFO *before* it retries its acquire, so a release published between
  * that retry and the wait is banked on the waiter (`signaled`) instead of being lost.
  *
- * This class, not ioredis, owns what is subscribed on the server. ioredis writes a SUBSCRIBE as soon as
+ * This class, not the driver, owns what is subscribed on the server. ioredis writes a SUBSCRIBE as soon as
  * the socket is open — before its own ready check, whose `INFO` the server then refuses in subscriber
  * mode — and replays subscriptions on reconnect in an order we cannot see. So: nothing is written before
  * the connection is `ready`; on every `ready` each channel that has waiters is subscribed again (and its
  * waiters woken once the server confirms it, since messages may have been missed); an UNSUBSCRIBE is
  * only written for a SUBSCRIBE already on the same socket, so it can never overtake it.
  */
-import type { Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
 import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
-import { closeConnection } from '../connection.js';
 import { createEmitter } from '../emitter.js';
-import { isClusterInstance } from '../cluster.js';
+import { isServerRefusal } from '../connection/classify.js';
+import type { SubscriberConnection } from '../connection/driver.js';
 import { onAbort, type AbortSource } from '../wait/AbortScope.js';
-
-/**
- * What a script is given as its publish command before a cluster client knows whether it shards (AUTO): the
- * executor puts the real one in its place once the probe has answered, before anything is sent.
- */
-export const PUBLISH_COMMAND_PENDING = '\u0000publish-command';
-
-/** Classic or sharded pub/sub (docs/protocol.md §1.5): PUBLISH/SUBSCRIBE, or SPUBLISH/SSUBSCRIBE in a cluster. */
-export type PubSubTransport = 'classic' | 'sharded';
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -194,27 +184,18 @@ export class PublishSubscribe {
   private epoch = 0;
   private live = false;
   private closed = false;
-  // Known at once outside a cluster; in a cluster with AUTO, once the probe answered.
-  private transport: PubSubTransport | null;
-  private transportReady: Promise<PubSubTransport> | null = null;
-  private readonly probe: (() => Promise<PubSubTransport>) | null = null;
 
   /**
-   * @param subscriber a connection used only for (un)subscribing; owned by this object, which turns off
-   *   ioredis' own re-subscription and replay (it re-subscribes itself, in order).
+   * @param subscriber a connection used only for (un)subscribing (classic or sharded, as the deployment needs);
+   *   owned by this object, which re-subscribes itself, in order (the driver neither queues nor replays).
    * @param keyPrefix the ioredis `keyPrefix` of the command connection: a channel passed in KEYS gets it,
    *   a SUBSCRIBE does not, so it is added here.
    * @param closeTimeoutMs how long `close()` waits for a clean QUIT (the client's `timeout`).
    */
   constructor(
-    private readonly subscriber: Redis | Cluster,
+    private readonly subscriber: SubscriberConnection,
     private readonly keyPrefix: string,
     private readonly closeTimeoutMs = 3_000,
-    /**
-     * A cluster's transport: fixed (`ON`/`OFF`), or a probe run once before the first (un)subscribe and the
-     * first script that publishes (`AUTO`). Omitted outside a cluster: classic.
-     */
-    transport: PubSubTransport | (() => Promise<PubSubTransport>) = 'classic',
     /**
      * How long (ms) a channel whose last waiter left with what it waited for stays subscribed, for the next
      * waiter to join at once ({@link join}); `0` unsubscribes at once. Waiters that gave up, were aborted
@@ -222,20 +203,7 @@ export class PublishSubscribe {
      */
     private readonly lingerMs = 0,
   ) {
-    if (typeof transport === 'function') {
-      this.transport = null;
-      this.probe = transport;
-    } else {
-      this.transport = transport;
-    }
-    if (!isClusterInstance(subscriber)) {
-      // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by reconcile/unref.
-      subscriber.options.autoResubscribe = false;
-      subscriber.options.autoResendUnfulfilledCommands = false;
-      subscriber.options.enableOfflineQueue = false;
-    }
-    subscriber.on('message', (channel: string, message: string) => this.messages.emit(channel, message));
-    subscriber.on('smessage', (channel: string, message: string) => this.messages.emit(channel, message));
+    subscriber.onMessage((channel, message) => this.messages.emit(channel, message));
 
     subscriber.on('ready', () => {
       this.epoch++;
@@ -261,31 +229,6 @@ export class PublishSubscribe {
    */
   setWakeGate(gate: (wake: () => void) => void): void {
     this.wakeGate = gate;
-  }
-
-  /**
-   * Publish command matching the subscriptions: `SPUBLISH` with sharded pub/sub. Before a cluster's AUTO
-   * probe answered, {@link PUBLISH_COMMAND_PENDING}, which the executor resolves with {@link resolveTransport}.
-   */
-  get publishCommand(): 'PUBLISH' | 'SPUBLISH' | typeof PUBLISH_COMMAND_PENDING {
-    if (this.transport === null) return PUBLISH_COMMAND_PENDING;
-    return this.transport === 'sharded' ? 'SPUBLISH' : 'PUBLISH';
-  }
-
-  /**
-   * The transport, probing once when not yet known. A probe that failed (no connection) is tried again by
-   * the next caller.
-   */
-  async resolveTransport(): Promise<PubSubTransport> {
-    if (this.transport !== null) return this.transport;
-    this.transportReady ??= (this.probe as () => Promise<PubSubTransport>)().then(
-      (t) => (this.transport = t),
-      (error: unknown) => {
-        this.transportReady = null;
-        throw error;
-      },
-    );
-    return this.transportReady;
   }
 
   /**
@@ -352,8 +295,10 @@ export class PublishSubscribe {
     if (entry && entry.policy !== policy) {
       throw new IllegalStateError(`channel ${wire} is already waited on with the '${entry.policy.name}' wake policy, not '${policy.name}': two primitive types share one name`);
     }
-    if (!entry && this.transport === null) {
-      await withTimeout(this.resolveTransport(), timeoutMs, abort, 'Sharded pub/sub probe');
+    // A cluster that probes whether it shards (AUTO) answers once, before its first subscription.
+    const pending = entry ? null : this.subscriber.prepare();
+    if (pending !== null) {
+      await withTimeout(pending, timeoutMs, abort, 'Sharded pub/sub probe');
       return this.subscribe(channel, policy, timeoutMs, abort);
     }
     if (!entry) {
@@ -403,7 +348,7 @@ export class PublishSubscribe {
     this.entries.clear();
     this.messages.all.clear();
     this.onServer.clear();
-    await closeConnection(this.subscriber, timeoutMs);
+    await this.subscriber.close(timeoutMs);
   }
 
   /** Writes a SUBSCRIBE for every channel with waiters that the current socket lacks. Only when ready. */
@@ -413,7 +358,7 @@ export class PublishSubscribe {
       if (this.onServer.has(wire)) continue;
       this.onServer.add(wire);
       const epoch = this.epoch;
-      (this.transport === 'sharded' ? (this.subscriber as Cluster).ssubscribe(wire) : this.subscriber.subscribe(wire)).then(
+      this.subscriber.subscribe(wire).then(
         () => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           const again = entry.confirmed;
@@ -467,14 +412,9 @@ export class PublishSubscribe {
     entry.ready.reject(new RedissonShutdownError('subscription released'));
     // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
     if (this.live && !this.closed && this.onServer.delete(wire)) {
-      (this.transport === 'sharded' ? (this.subscriber as Cluster).sunsubscribe(wire) : this.subscriber.unsubscribe(wire)).catch(() => undefined);
+      this.subscriber.unsubscribe(wire).catch(() => undefined);
     }
   }
-}
-
-/** A reply from Redis refusing the command (as opposed to a connection that failed under it). */
-function isServerRefusal(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ReplyError';
 }
 
 /** `promise`, or a `RedisTimeoutError` naming `what`, the time waited and the limit, after `ms`. */

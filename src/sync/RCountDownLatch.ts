@@ -47,8 +47,8 @@ export class RCountDownLatch extends RObject {
   async trySetCount(count: number): Promise<boolean> {
     requireInteger(count, 'count', 1, Number.MAX_SAFE_INTEGER);
     this.ctx.ensureOpen();
-    const { executor, pubsub } = this.ctx;
-    const set = await executor.eval('countdownlatch/trySetCount', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE, count, pubsub.publishCommand]);
+    const { executor } = this.ctx;
+    const set = await executor.eval('countdownlatch/trySetCount', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE, count]);
     return set === 1;
   }
 
@@ -58,8 +58,8 @@ export class RCountDownLatch extends RObject {
    */
   async countDown(): Promise<void> {
     this.ctx.ensureOpen();
-    const { executor, pubsub } = this.ctx;
-    await executor.eval('countdownlatch/countDown', [this.rawName, this.#channel], [ZERO_COUNT_MESSAGE, pubsub.publishCommand]);
+    const { executor } = this.ctx;
+    await executor.eval('countdownlatch/countDown', [this.rawName, this.#channel], [ZERO_COUNT_MESSAGE]);
   }
 
   /** The count now; `0` when the latch is not armed. Redisson `getCount()`. */
@@ -103,8 +103,8 @@ export class RCountDownLatch extends RObject {
    */
   override async delete(): Promise<boolean> {
     this.ctx.ensureOpen();
-    const { executor, pubsub } = this.ctx;
-    return (await executor.eval('countdownlatch/delete', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE, pubsub.publishCommand])) === 1;
+    const { executor } = this.ctx;
+    return (await executor.eval('countdownlatch/delete', [this.rawName, this.#channel], [NEW_COUNT_MESSAGE])) === 1;
   }
 
   async #count(): Promise<number> {

@@ -26,11 +26,9 @@ import { watchPermits } from './permitWatch.js';
 import { PermitExpirableHold } from './SemaphoreHold.js';
 import { MIN_PERMITS, parsePermitCall, requireLease, requirePermits, type SignalOptions } from '../args.js';
 
-/** Redisson's score of a permit without a lease (`nonExpirableTimeout`). */
-export const NON_EXPIRABLE_SCORE = 922_337_203_685_477;
+import { NON_EXPIRABLE_SCORE, type PermitId } from './permitIds.js';
 
-/** A permit id as Redisson hands it out: 32 lowercase hex digits (16 random bytes). */
-export type PermitId = string;
+export { NON_EXPIRABLE_SCORE, type PermitId };
 
 interface ParsedPermitCall {
   /** null: the single-permit form (answers one id or null). */
@@ -205,8 +203,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
   async trySetPermits(permits: number): Promise<boolean> {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    const reply = await this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/trySetPermits', [this.#rawName, this.#channel, latch], [permits, pubsub.publishCommand, ttl], 'idempotent'));
+    const { executor } = this.#ctx;
+    const reply = await this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/trySetPermits', [this.#rawName, this.#channel, latch], [permits, ttl], 'idempotent'));
     return reply === 1;
   }
 
@@ -217,8 +215,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
   async setPermits(permits: number): Promise<void> {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    await executor.eval('permitExpirableSemaphore/setPermits', [this.#rawName, this.#channel, this.#timeoutName], [permits, pubsub.publishCommand], 'idempotent');
+    const { executor } = this.#ctx;
+    await executor.eval('permitExpirableSemaphore/setPermits', [this.#rawName, this.#channel, this.#timeoutName], [permits], 'idempotent');
   }
 
   /**
@@ -228,8 +226,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
   async addPermits(permits: number): Promise<void> {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    await executor.eval('permitExpirableSemaphore/addPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
+    const { executor } = this.#ctx;
+    await executor.eval('permitExpirableSemaphore/addPermits', [this.#rawName, this.#channel], [permits]);
   }
 
   /**
@@ -242,8 +240,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
     this.#ctx.ensureOpen();
     const now = Date.now();
     const score = leaseMs === -1 ? NON_EXPIRABLE_SCORE : now + leaseMs;
-    const { executor, pubsub } = this.#ctx;
-    const args = [bytes, score, now, pubsub.publishCommand];
+    const { executor } = this.#ctx;
+    const args = [bytes, score, now];
     return (await executor.eval('permitExpirableSemaphore/updateLeaseTime', [this.#rawName, this.#timeoutName, this.#channel], args, 'idempotent')) === 1;
   }
 
@@ -254,8 +252,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
   async getLeaseTime(permitId: PermitId): Promise<number> {
     const bytes = permitBytes(permitId);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    const args = [bytes, NON_EXPIRABLE_SCORE, Date.now(), pubsub.publishCommand];
+    const { executor } = this.#ctx;
+    const args = [bytes, NON_EXPIRABLE_SCORE, Date.now()];
     const left = Number(await executor.eval('permitExpirableSemaphore/getLeaseTime', [this.#rawName, this.#timeoutName, this.#channel], args));
     if (left === 0) throw new PermitNotHeldError(`Permit with id ${permitId} has already been released or doesn't exist`, [permitId]);
     return left;
@@ -317,8 +315,8 @@ export class RPermitExpirableSemaphore extends RExpirable {
 
   async #count(op: 'availablePermits' | 'getPermits' | 'acquiredPermits'): Promise<number> {
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    return Number(await executor.eval(`permitExpirableSemaphore/${op}`, [this.#rawName, this.#timeoutName, this.#channel], [Date.now(), pubsub.publishCommand]));
+    const { executor } = this.#ctx;
+    return Number(await executor.eval(`permitExpirableSemaphore/${op}`, [this.#rawName, this.#timeoutName, this.#channel], [Date.now()]));
   }
 
   async #acquireIds(call: ParsedPermitCall): Promise<PermitId[] | null> {
@@ -343,11 +341,11 @@ export class RPermitExpirableSemaphore extends RExpirable {
     const ids = Array.from({ length: count }, () => randomBytes(16));
     const now = Date.now();
     const score = leaseMs === -1 ? NON_EXPIRABLE_SCORE : now + leaseMs;
-    const { executor, pubsub } = this.#ctx;
+    const { executor } = this.#ctx;
     const reply = await executor.eval(
       'permitExpirableSemaphore/tryAcquire',
       [this.#rawName, this.#timeoutName, this.#channel],
-      [count, score, now, NON_EXPIRABLE_SCORE, pubsub.publishCommand, ...ids],
+      [count, score, now, NON_EXPIRABLE_SCORE, ...ids],
       'never',
       // Replicas that did not confirm it (Sentinel): the ids are given back before the retry (handleNoSync).
       (r) => (r === 'OK' ? this.#releaseMany(ids) : undefined),
@@ -359,23 +357,23 @@ export class RPermitExpirableSemaphore extends RExpirable {
   }
 
   async #releaseOne(id: Buffer): Promise<boolean> {
-    const { executor, pubsub } = this.#ctx;
+    const { executor } = this.#ctx;
     const released = await traceRelease(
       { ...this.diagnosticsTarget, permits: 1 },
       (r) => r === 1,
-      () => this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/tryRelease', [this.#rawName, this.#channel, this.#timeoutName, latch], [id, 1, Date.now(), pubsub.publishCommand, ttl], 'idempotent')),
+      () => this.#latched((latch, ttl) => executor.eval('permitExpirableSemaphore/tryRelease', [this.#rawName, this.#channel, this.#timeoutName, latch], [id, 1, Date.now(), ttl], 'idempotent')),
     );
     return released === 1;
   }
 
   async #releaseMany(ids: readonly Buffer[]): Promise<number> {
-    const { executor, pubsub } = this.#ctx;
+    const { executor } = this.#ctx;
     const released = await traceRelease(
       { ...this.diagnosticsTarget, permits: ids.length },
       (r) => Number(r) > 0,
       () =>
         this.#latched((latch, ttl) =>
-          executor.eval('permitExpirableSemaphore/tryReleaseMany', [this.#rawName, this.#channel, this.#timeoutName, latch], [ids.length, Date.now(), pubsub.publishCommand, ttl, ...ids], 'idempotent'),
+          executor.eval('permitExpirableSemaphore/tryReleaseMany', [this.#rawName, this.#channel, this.#timeoutName, latch], [ids.length, Date.now(), ttl, ...ids], 'idempotent'),
         ),
     );
     return Number(released);

@@ -106,8 +106,8 @@ export class RSemaphore extends RExpirable {
     requirePermits(permits);
     this.#ctx.ensureOpen();
     if (permits === 0) return false;
-    const { executor, pubsub } = this.#ctx;
-    return (await executor.eval('semaphore/releaseIfExists', [this.#rawName, this.#channel], [permits, pubsub.publishCommand])) === 1;
+    const { executor } = this.#ctx;
+    return (await executor.eval('semaphore/releaseIfExists', [this.#rawName, this.#channel], [permits])) === 1;
   }
 
   /** The number of free permits now (`0` when the semaphore does not exist; negative after a negative {@link addPermits}). */
@@ -137,8 +137,8 @@ export class RSemaphore extends RExpirable {
     requirePermits(permits, MIN_PERMITS);
     const ttl = timeToLive === undefined ? null : requireTimeToLive(timeToLive, unit);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    const args = ttl === null ? [permits, pubsub.publishCommand] : [permits, pubsub.publishCommand, ttl];
+    const { executor } = this.#ctx;
+    const args = ttl === null ? [permits] : [permits, ttl];
     return (await executor.eval('semaphore/trySetPermits', [this.#rawName, this.#channel], args)) === 1;
   }
 
@@ -151,8 +151,8 @@ export class RSemaphore extends RExpirable {
   async setPermits(permits: number): Promise<void> {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    await executor.eval('semaphore/setPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand], 'idempotent');
+    const { executor } = this.#ctx;
+    await executor.eval('semaphore/setPermits', [this.#rawName, this.#channel], [permits], 'idempotent');
   }
 
   /**
@@ -164,8 +164,8 @@ export class RSemaphore extends RExpirable {
   async addPermits(permits: number): Promise<void> {
     requirePermits(permits, MIN_PERMITS);
     this.#ctx.ensureOpen();
-    const { executor, pubsub } = this.#ctx;
-    await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
+    const { executor } = this.#ctx;
+    await executor.eval('semaphore/addPermits', [this.#rawName, this.#channel], [permits]);
   }
 
   /**
@@ -238,7 +238,7 @@ export class RSemaphore extends RExpirable {
   }
 
   #release(permits: number): Promise<unknown> {
-    const { executor, pubsub } = this.#ctx;
-    return executor.eval('semaphore/release', [this.#rawName, this.#channel], [permits, pubsub.publishCommand]);
+    const { executor } = this.#ctx;
+    return executor.eval('semaphore/release', [this.#rawName, this.#channel], [permits]);
   }
 }

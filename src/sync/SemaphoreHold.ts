@@ -4,7 +4,7 @@
  * The semaphores' counterpart of the locks' {@link LockHold}.
  */
 import { PermitNotHeldError } from '../errors.js';
-import type { PermitId } from './RPermitExpirableSemaphore.js';
+import type { PermitId } from './permitIds.js';
 
 /**
  * Permits of an `RSemaphore`, returned by `semaphore.acquireHold()` / `tryAcquireHold()`.

@@ -5,11 +5,9 @@
  * every id is there with a score still ahead (the lease may have been moved by `updateLeaseTime`), the timer is
  * set again for the earliest; once one is gone or expired, or Redis cannot be asked, the hold is reported lost.
  */
-import type { CommandExecutor } from '../commands.js';
-import { NON_EXPIRABLE_SCORE } from './RPermitExpirableSemaphore.js';
-
-// setTimeout's largest delay.
-const TIMER_LIMIT_MS = 2 ** 31 - 1;
+import type { CommandExecutor } from '../connection/CommandExecutor.js';
+import { recheckUntilLost } from '../wait/recheck.js';
+import { NON_EXPIRABLE_SCORE } from './permitIds.js';
 
 /**
  * Calls `onLost` once a permit of `ids` (raw bytes) in zset `timeoutName` is gone or past its score, checking
@@ -18,30 +16,12 @@ const TIMER_LIMIT_MS = 2 ** 31 - 1;
  */
 export function watchPermits(executor: CommandExecutor, timeoutName: string, ids: readonly Buffer[], leaseMs: number, onLost: () => void): () => void {
   if (leaseMs < 0) return () => undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (ms: number): void => {
-    timer = setTimeout(check, Math.min(Math.max(1, ms), TIMER_LIMIT_MS)).unref();
-  };
-  const check = (): void => {
-    timer = undefined;
-    void earliest(executor, timeoutName, ids).then(
-      (score) => {
-        if (stopped) return;
-        if (score === null || score <= Date.now()) onLost();
-        // Moved to "no lease" by updateLeaseTime(-1): nothing can expire any more.
-        else if (score < NON_EXPIRABLE_SCORE) arm(score - Date.now());
-      },
-      () => {
-        if (!stopped) onLost();
-      },
-    );
-  };
-  arm(leaseMs);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return recheckUntilLost(async () => {
+    const score = await earliest(executor, timeoutName, ids);
+    if (score === null || score <= Date.now()) return 'lost';
+    // Moved to "no lease" by updateLeaseTime(-1): nothing can expire any more.
+    return score < NON_EXPIRABLE_SCORE ? score - Date.now() : 'forever';
+  }, leaseMs, onLost);
 }
 
 /** The lowest score among `ids`, `null` when any of them is not in the zset. */

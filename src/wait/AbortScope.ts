@@ -3,7 +3,11 @@
  * cancellation from `unlock()` ({@link Canceller}), joined without an `AbortController`: a waiting call
  * registers plain callbacks here instead of EventTarget listeners (about 1 KB less heap per waiter each).
  */
-import type { ClientContext } from '../ClientContext.js';
+
+/** What a scope needs of its client: registering a wait that shutdown rejects (a `ClientContext` is one). */
+export interface WaiterTracker {
+  trackWaiter(abort: (reason: Error) => void): () => void;
+}
 
 /**
  * Cancels one acquire call from outside it (a lock's `unlock()` cancelling a `lock()` that was not
@@ -49,7 +53,7 @@ export class AbortScope {
   readonly #forward: (() => void) | undefined;
 
   constructor(
-    ctx: ClientContext,
+    ctx: WaiterTracker,
     private readonly user: AbortSignal | undefined,
     cancel?: Canceller,
   ) {

@@ -12,6 +12,7 @@ import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
 import { traceAcquire, traceWait, type TraceTarget } from '../diagnostics.js';
 import { ConnectionLostError, RedisConnectionError, RedisTimeoutError } from '../errors.js';
+import { isRoutingFailure } from '../connection/classify.js';
 
 /** What one attempt found: acquired (with a value: a token, permit ids), or a delay before retrying. */
 export type Attempt<T> = { readonly acquired: true; readonly value: T } | { readonly acquired: false; readonly retryAfter: number };
@@ -190,5 +191,5 @@ function sleep(ms: number, scope: AbortScope): Promise<void> {
 /** A failure of the connection or of the cluster's routing, not an answer of the script. */
 function isConnectionLevel(error: unknown): boolean {
   if (error instanceof ConnectionLostError || error instanceof RedisConnectionError || error instanceof RedisTimeoutError) return true;
-  return error instanceof Error && (error.name === 'ClusterAllFailedError' || (error.name === 'ReplyError' && /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK) /.test(error.message)));
+  return isRoutingFailure(error);
 }

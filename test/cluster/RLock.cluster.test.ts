@@ -10,7 +10,7 @@
  */
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../src/cluster.js';
+import { keySlot } from '../../src/connection/slots.js';
 import { ConnectionLostError, Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { within } from '../support/poll.js';

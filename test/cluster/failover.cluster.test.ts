@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../src/cluster.js';
+import { keySlot } from '../../src/connection/slots.js';
 import { Redisson, type RedissonOptions } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { within } from '../support/poll.js';

@@ -8,7 +8,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../src/cluster.js';
+import { keySlot } from '../../src/connection/slots.js';
 import { CrossSlotNameError, Redisson, RedissonError, TimeUnit } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { eventually, useRedis } from '../support/redis.js';

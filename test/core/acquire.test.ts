@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientContext } from '../../src/ClientContext.js';
 import { resolveOptions } from '../../src/config.js';
+import { IoredisSubscriber } from '../../src/connection/ioredis/IoredisSubscriber.js';
 import { PublishSubscribe } from '../../src/pubsub/PublishSubscribe.js';
 import { lockWakePolicy } from '../../src/pubsub/wakePolicies.js';
 import { acquire, acquired, retryAfter, type Attempt } from '../../src/wait/acquire.js';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   server = await startRedis();
   clients = new Clients(server.url);
   raw = clients.raw();
-  pubsub = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+  pubsub = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '');
 });
 afterAll(async () => {
   await Promise.allSettled(background);

@@ -5,7 +5,8 @@
  * armed with nothing in flight must not keep the process alive.
  */
 import { expect, it } from 'vitest';
-import { CommandExecutor } from '../../src/commands.js';
+import { CommandExecutor } from '../../src/connection/CommandExecutor.js';
+import { IoredisConnection } from '../../src/connection/ioredis/IoredisConnection.js';
 import { RedisTimeoutError } from '../../src/index.js';
 import { sleep, useRedis, within } from '../support/redis.js';
 
@@ -16,8 +17,8 @@ it('a later deadline in flight does not hold back an earlier one: each command t
   await redis.ping();
   const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
   const before = timers();
-  const executor = new CommandExecutor(redis, 0, 150);
-  await executor.run((r) => r.ping());
+  const executor = new CommandExecutor(new IoredisConnection(redis), 0, 150);
+  await executor.run((r) => r.call('PING'));
   // Nothing in flight: the deadline timer no longer counts as keeping the process alive.
   expect(timers()).toBe(before);
   // Let that command's deadline pass, so that the next command arms the timer afresh.
@@ -34,8 +35,8 @@ it('a later deadline in flight does not hold back an earlier one: each command t
       },
     );
   // Deadline 150 ms + 2 000 ms (armed first), then one of 150 ms: the second must not wait for the first's.
-  const late = settled('late', executor.run((r) => r.ping(), 2_000));
-  const early = settled('early', executor.run((r) => r.ping()));
+  const late = settled('late', executor.run((r) => r.call('PING'), 2_000));
+  const early = settled('early', executor.run((r) => r.call('PING')));
   const [lateError, earlyError] = await within(Promise.all([late, early]), 10_000, 'both commands to settle');
   expect(order).toEqual(['early', 'late']);
   expect(earlyError).toBeInstanceOf(RedisTimeoutError);

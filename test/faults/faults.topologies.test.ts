@@ -16,7 +16,7 @@
  */
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../src/cluster.js';
+import { keySlot } from '../../src/connection/slots.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { eventually, startRedisMany, type TestRedis } from '../support/redis.js';
 import { COVERED, covered, useFamilySuite } from './familySuite.js';

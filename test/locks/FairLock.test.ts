@@ -20,7 +20,7 @@ import {
   type RedissonFairLock,
   type RedissonOptions,
 } from '../../src/index.js';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
 import { Clients, eventually, startRedis, uniqueName, within as guard, type TestRedis } from '../support/redis.js';
 
 const HANG_GUARD_MS = 10_000;

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalScript } from '../../src/commands.js';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import type { LuaScriptId } from '../../src/generated/lua.js';
 import { countDownLatchChannelName } from '../../src/keys.js';
 import { NEW_COUNT_MESSAGE, ZERO_COUNT_MESSAGE } from '../../src/pubsub/wakePolicies.js';

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
 import { fairLockQueueName, fairLockTimeoutName, fairLockWaiterChannelName, lockChannelName, unlockLatchName } from '../../src/keys.js';
 import { NON_REENTRANT_REACQUIRE } from '../../src/locks/RedissonNonReentrantLock.js';
 import { Clients, eventually, startRedis, uniqueName, type TestRedis } from '../support/redis.js';

@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalScript } from '../../src/commands.js';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import { fencedLockTokenName } from '../../src/keys.js';
 import { uniqueName } from '../support/redis.js';
 import { useScriptConnection } from '../support/scriptSuite.js';

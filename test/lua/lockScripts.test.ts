@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
 import { lockChannelName, unlockLatchName } from '../../src/keys.js';
 import { Clients, collectMessages, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 

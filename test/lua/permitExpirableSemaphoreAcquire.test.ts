@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalScript } from '../../src/commands.js';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import { permitExpirableTimeoutName, semaphoreChannelName } from '../../src/keys.js';
 import { NON_EXPIRABLE_SCORE } from '../../src/index.js';
 import { uniqueName } from '../support/redis.js';

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { evalScript } from '../../src/commands.js';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import type { LuaScriptId } from '../../src/generated/lua.js';
 import { semaphoreChannelName } from '../../src/keys.js';
 import { uniqueName } from '../support/redis.js';

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/commands.js';
+import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
 import { lockChannelName, unlockLatchName } from '../../src/keys.js';
 import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 

@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keySlot } from '../../src/cluster.js';
+import { keySlot } from '../../src/connection/slots.js';
 import { fairLockQueueName, fairLockTimeoutName, fencedLockTokenName, permitExpirableTimeoutName, Redisson, TimeUnit } from '../../src/index.js';
 import type { RExpirable } from '../../src/RExpirable.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
+import { IoredisSubscriber } from '../../src/connection/ioredis/IoredisSubscriber.js';
 import { PublishSubscribe, type Subscription } from '../../src/pubsub/PublishSubscribe.js';
 import { latchWakePolicy, lockWakePolicy, semaphoreWakePolicy } from '../../src/pubsub/wakePolicies.js';
 import { IllegalStateError } from '../../src/errors.js';
@@ -19,7 +20,7 @@ beforeAll(async () => {
   server = await startRedis();
   clients = new Clients(server.url);
   raw = clients.raw();
-  pubsub = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+  pubsub = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '');
 });
 afterAll(async () => {
   await pubsub.close();
@@ -160,7 +161,7 @@ it('join(): only a channel whose subscription the server confirmed, with the sam
 });
 
 it('release(handOn, linger): with a linger the channel stays until it ends, and a join ends the linger; close() ends it at once', async () => {
-  const lingering = new PublishSubscribe(clients.raw({ lazyConnect: true }), '', 3_000, 'classic', 60_000);
+  const lingering = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '', 3_000, 60_000);
   try {
     const channel = uniqueName('ch');
     const sub = await lingering.subscribe(channel, lockWakePolicy, 5_000);
@@ -189,8 +190,8 @@ it('release(handOn, linger): with a linger the channel stays until it ends, and 
 });
 
 it("othersWaiting / outranked: another client's waiters on the same channel, and which of them joined first", async () => {
-  const second = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
-  const prefixed = new PublishSubscribe(clients.raw({ lazyConnect: true }), 'app:');
+  const second = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '');
+  const prefixed = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), 'app:');
   try {
     const channel = uniqueName('ch');
     expect(pubsub.othersWaiting(channel)).toBe(false);

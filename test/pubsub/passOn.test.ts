@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { IoredisSubscriber } from '../../src/connection/ioredis/IoredisSubscriber.js';
 import { PublishSubscribe, type Subscription } from '../../src/pubsub/PublishSubscribe.js';
 import { semaphoreWakePolicy } from '../../src/pubsub/wakePolicies.js';
 import { Clients, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   server = await startRedis();
   clients = new Clients(server.url);
   raw = clients.raw();
-  pubsub = new PublishSubscribe(clients.raw({ lazyConnect: true }), '');
+  pubsub = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '');
 });
 afterAll(async () => {
   await pubsub.close();

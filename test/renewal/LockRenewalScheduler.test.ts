@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Redis } from 'ioredis';
 import { Clients, eventually, sleep, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
 import type { LockLostEvent } from '../../src/index.js';
-import { CommandExecutor } from '../../src/commands.js';
+import { CommandExecutor } from '../../src/connection/CommandExecutor.js';
+import { IoredisConnection } from '../../src/connection/ioredis/IoredisConnection.js';
 import { LockRenewalScheduler, lockRenewal, type RenewalKind } from '../../src/renewal/LockRenewalScheduler.js';
 
 let server: TestRedis;
@@ -63,7 +64,7 @@ it('never renews another client\'s lock, and reports its own lost lock once', as
 });
 
 it('renews each kind with its own script, and removing one kind\'s hold never cancels another kind\'s on the same name', async () => {
-  const executor = new CommandExecutor(clients.raw());
+  const executor = new CommandExecutor(new IoredisConnection(clients.raw()));
   const calls: string[] = [];
   // A second renewal shape over the same lock script, as a read lock's is over its own.
   const other: RenewalKind = {
@@ -168,7 +169,7 @@ describe('a renewal result is applied only to the hold it was about', () => {
   let scheduler: LockRenewalScheduler;
   let gate: ReturnType<typeof gatedLock>;
   beforeEach(() => {
-    executor = new CommandExecutor(clients.raw());
+    executor = new CommandExecutor(new IoredisConnection(clients.raw()));
     lost = [];
     gate = gatedLock();
     scheduler = new LockRenewalScheduler(
@@ -188,7 +189,7 @@ describe('a renewal result is applied only to the hold it was about', () => {
     expect(await executor.eval('lock/tryLockInner', [name], [lease, field])).toBeNull();
   };
   const unlock = (name: string): Promise<unknown> =>
-    executor.eval('lock/unlockInner', [name, `redisson_lock__channel:{${name}}`, `redisson_unlock_latch:{${name}}:${randomUUID().replaceAll('-', '')}`], [0, 10_000, field, 'PUBLISH', 10_000]);
+    executor.eval('lock/unlockInner', [name, `redisson_lock__channel:{${name}}`, `redisson_unlock_latch:{${name}}:${randomUUID().replaceAll('-', '')}`], [0, 10_000, field, 10_000]);
 
   it("the owner unlocks and re-locks after the batch was sent: the batch's 'gone' is not the new hold's loss, which is renewed", async () => {
     const name = uniqueName('reacquire');

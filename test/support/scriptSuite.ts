@@ -4,7 +4,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { defineScripts } from '../../src/commands.js';
+import { defineScripts } from '../../src/connection/ioredis/scripts.js';
 import { Clients, startRedis, type TestRedis } from './redis.js';
 
 export interface ScriptSuite {

@@ -10,8 +10,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hashTag, headSlot, keySlot } from '../../src/cluster.js';
-import { placeNames, requireOneSlot, shareOneSlot } from '../../src/clusterNames.js';
+import { hashTag, headSlot, keySlot } from '../../src/connection/slots.js';
+import { placeNames, requireOneSlot, shareOneSlot } from '../../src/connection/clusterNames.js';
 import { CrossSlotNameError, RedissonError } from '../../src/index.js';
 import {
   countDownLatchChannelName,

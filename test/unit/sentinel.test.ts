@@ -1,6 +1,6 @@
 /** Parsing Sentinel's `+switch-master` message (the failover follower acts on it; issue 24). */
 import { describe, expect, it } from 'vitest';
-import { parseSwitchMaster } from '../../src/sentinel.js';
+import { parseSwitchMaster } from '../../src/connection/ioredis/sentinel.js';
 
 describe('parseSwitchMaster', () => {
   it('reads <name> <old-ip> <old-port> <new-ip> <new-port>', () => {

@@ -5,18 +5,13 @@
  * it can move with the other connection code.
  */
 import type { Cluster, ClusterNode, ClusterOptions, Redis } from 'ioredis';
-import { isClusterInstance } from './cluster.js';
-import type { RedisConnection } from './commands.js';
-import type { ResolvedOptions } from './config.js';
-import type { PubSubTransport } from './pubsub/PublishSubscribe.js';
-
-/** What the topology follower needs of the subscription registry. */
-export interface WaiterWaker {
-  /** Sets when waiters woken after a re-subscription may retry. */
-  setWakeGate(gate: (wake: () => void) => void): void;
-  /** Wakes every waiter once (each retries, then waits again). */
-  wakeAll(): void;
-}
+import { isClusterInstance } from './recognize.js';
+import type { RedisConnection } from './types.js';
+import type { ResolvedOptions } from '../../config.js';
+import type { WaiterWaker } from '../driver.js';
+import type { PubSubTransport } from '../transport.js';
+import { isServerRefusal } from '../classify.js';
+import { nodeKey } from './IoredisConnection.js';
 
 /** The nodes and the two connections' options of a Redis Cluster client, or null for any other `redis`. */
 export function clusterSetup(redis: ResolvedOptions['redis'], options: ResolvedOptions): { nodes: ClusterNode[]; command: ClusterOptions; subscriber: ClusterOptions } | null {
@@ -65,7 +60,7 @@ export function clusterTransport(connection: RedisConnection, options: ResolvedO
     connection.call('PUBSUB', 'SHARDNUMSUB').then(
       (): PubSubTransport => 'sharded',
       (error: unknown): PubSubTransport => {
-        if (error instanceof Error && error.name === 'ReplyError') return 'classic';
+        if (isServerRefusal(error)) return 'classic';
         throw error;
       },
     );
@@ -83,7 +78,7 @@ function topology(cluster: Cluster): string {
  */
 async function reachable(cluster: Cluster): Promise<boolean> {
   const named = new Set(cluster.slots.map((nodes) => nodes[0]).filter((key): key is string => typeof key === 'string'));
-  const pool = new Map(cluster.nodes('master').map((node) => [`${node.options.host ?? ''}:${node.options.port ?? ''}`, node]));
+  const pool = new Map(cluster.nodes('master').map((node) => [nodeKey(node), node]));
   const masters = [...named].map((key) => pool.get(key));
   if (masters.length === 0 || masters.some((node) => node === undefined)) return false;
   const answers = await Promise.all(

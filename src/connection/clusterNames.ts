@@ -3,10 +3,10 @@
  * (see `usedNames`) must hash to one slot, or its scripts fail with CROSSSLOT after being sent. The client
  * checks it in `get…(name)` on a cluster and refuses such a name with {@link CrossSlotNameError}.
  */
-import { hashTag, headSlot, keySlot } from './cluster.js';
-import { mapName } from './config.js';
-import { CrossSlotNameError, type PlacedName } from './errors.js';
-import { usedNames, type NameMapper, type NamedPrimitive } from './keys.js';
+import { hashTag, headSlot, keySlot } from './slots.js';
+import { mapName } from '../config.js';
+import { CrossSlotNameError, type PlacedName } from '../errors.js';
+import { usedNames, type NameMapper, type NamedPrimitive } from '../keys.js';
 
 /** Where each name of `primitive` named `rawName` lands, with ioredis `keyPrefix` in front of each. */
 export function placeNames(primitive: NamedPrimitive, rawName: string, keyPrefix: string): readonly PlacedName[] {

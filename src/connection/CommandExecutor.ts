@@ -1,30 +1,18 @@
 /**
- * The narrow command layer between the primitives and ioredis. Every Lua script in `lua/` is registered
- * once per connection with ioredis `defineCommand` (EVAL on first use per socket, EVALSHA after, with
- * NOSCRIPT fallback), and every command the primitives send goes through a {@link CommandExecutor}.
+ * The command executor: every command the primitives send goes through it, whatever the driver. It owns the
+ * retry policy (no blind replays), the wait for a ready connection, the reply timeout, draining on shutdown,
+ * Redisson's synced writes (`WAIT` pipelined after a script, MOVED/ASK followed) and the publish command of
+ * scripts that publish. It talks to the client library only through {@link CommandConnection}.
  */
-import type { ChainableCommander, Cluster, Redis } from 'ioredis';
 import pDefer, { type DeferredPromise } from 'p-defer';
-import { ArgumentRangeError, ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConnectionError, RedissonShutdownError, RedisTimeoutError } from './errors.js';
-import { LUA_SCRIPTS, type LuaScriptId } from './generated/lua.js';
-import { isClusterInstance, keySlot } from './cluster.js';
-import { retryDelay } from './config.js';
-import { PUBLISH_COMMAND_PENDING } from './pubsub/PublishSubscribe.js';
+import { ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConnectionError, RedissonShutdownError, RedisTimeoutError } from '../errors.js';
+import { LUA_SCRIPTS, type LuaScriptId } from '../generated/lua.js';
+import { retryDelay } from '../config.js';
+import { classify, redirection } from './classify.js';
+import type { CommandArg, CommandConnection } from './driver.js';
 
-/** What the primitives need of a connection: a standalone `Redis` now, `Cluster` through the same surface later. */
-export type RedisConnection = Redis | Cluster;
-
-type ScriptArg = string | number | Buffer;
-type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
-
-// Per script id, made once: every command sent looks its name up.
-const COMMAND_NAMES = new Map<LuaScriptId, string>();
-
-function commandName(id: LuaScriptId): string {
-  let name = COMMAND_NAMES.get(id);
-  if (name === undefined) COMMAND_NAMES.set(id, (name = `redissonTs_${id.replace(/\//g, '_')}`));
-  return name;
-}
+/** A script argument as the primitives give it: numbers must be safe integers (sent as plain decimals). */
+export type ScriptArg = string | number | Buffer;
 
 /**
  * Scripts Redisson sends as plain writes or reads, never followed by `WAIT` (docs/protocol.md §1.4 item 4): the
@@ -67,40 +55,6 @@ class UnsyncedWrite extends Error {
   }
 }
 
-/** Registers every script on `redis` (idempotent: a connection shared by two clients is defined once). */
-export function defineScripts(redis: RedisConnection): void {
-  for (const id of Object.keys(LUA_SCRIPTS) as LuaScriptId[]) {
-    const name = commandName(id);
-    if (name in redis) continue;
-    const { source, keys } = LUA_SCRIPTS[id];
-    redis.defineCommand(name, keys === null ? { lua: source } : { lua: source, numberOfKeys: keys });
-  }
-}
-
-/**
- * Runs script `id` with `keys` and `args`; numbers must be integers and go as plain decimal strings. On a
- * pipeline the command is queued (the pipeline's `exec` answers it).
- */
-export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-  const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
-  if (fn === undefined) throw new IllegalStateError(`script ${id} is not defined on this connection`);
-  const declared = LUA_SCRIPTS[id].keys;
-  if (declared !== null && declared !== keys.length) {
-    throw new IllegalStateError(`script ${id} takes ${declared} keys, got ${keys.length}`);
-  }
-  // One array, filled in place and applied (no map, no spreads): this runs for every script sent.
-  const argv: ScriptArg[] = declared === null ? [keys.length] : [];
-  for (const key of keys) argv.push(key);
-  for (const a of args) argv.push(typeof a === 'number' ? integerString(a) : a);
-  return fn.apply(redis, argv);
-}
-
-/** Java's `Long.toString` for the values we send: no fraction, no exponent. */
-function integerString(n: number): string {
-  if (!Number.isSafeInteger(n)) throw new ArgumentRangeError(`script argument must be a safe integer, got ${n}`);
-  return String(n);
-}
-
 /** Whether a command whose reply was lost may be sent again. */
 export type RetryPolicy = 'never' | 'idempotent';
 
@@ -119,12 +73,6 @@ interface InFlight {
 
 /** What ended a command's wait for the connection, for {@link RedisConnectionError}'s message. */
 type GaveUp = 'timeout' | 'retries' | 'closed';
-
-/** ioredis' message for a command refused because the connection is not writable (no offline queue). */
-const NOT_WRITABLE = "Stream isn't writeable and enableOfflineQueue options is false";
-
-/** ioredis' message for a command rejected because the connection was closed or given up. */
-const CONNECTION_CLOSED = 'Connection is closed.';
 
 /**
  * Sends the primitives' commands on a connection created with `autoResendUnfulfilledCommands: false`, so a
@@ -177,8 +125,8 @@ export class CommandExecutor {
   // ioredis' `maxRetriesPerRequest`: a command waiting for the connection fails after that many reconnect
   // attempts (as ioredis would fail it in its offline queue), or at `timeout`, whichever comes first.
   readonly #onReconnecting = (): void => {
-    const max = (this.redis.options as { maxRetriesPerRequest?: number | null }).maxRetriesPerRequest;
-    if (typeof max !== 'number') return;
+    const max = this.connection.maxRetriesPerRequest;
+    if (max === null) return;
     for (const entry of [...this.#waiting]) if (++entry.reconnects > max) this.#expire(entry, 'retries');
   };
   // ioredis gave up reconnecting (`retryStrategy` returned no delay): commands waiting for it fail now.
@@ -193,35 +141,29 @@ export class CommandExecutor {
   // Replicas per master (`host:port` in a cluster, '' otherwise), from `INFO replication`: Redisson's cached
   // `availableSlaves`. Forgotten when a WAIT answers another count, or a slot moved.
   readonly #replicas = new Map<string, number>();
-  // The publish command a cluster client settles on (sharded or not) once its probe answered.
-  #publishCommand: (() => Promise<string>) | null = null;
 
   /**
-   * @param redis a connection with `autoResendUnfulfilledCommands: false`.
+   * @param connection the driver's command connection (it never re-sends a command whose reply was lost).
    * @param retryAttempts how often an `'idempotent'` script is re-sent after its reply was lost.
    * @param timeoutMs Redisson's `timeout`: how long a command waits for the connection, then for its reply.
    */
   constructor(
-    readonly redis: RedisConnection,
+    readonly connection: CommandConnection,
     private readonly retryAttempts = 0,
     private readonly timeoutMs = 3_000,
     /** Confirmation by replicas (`WAIT`), or null on a single server. */
     readonly sync: SyncPolicy | null = null,
+    /**
+     * The deployment's publish command (PUBLISH, or SPUBLISH with sharded pub/sub; a promise while a cluster's
+     * probe has not answered): put in place of the publish argument of every script that publishes.
+     */
+    private readonly publishCommand: () => string | Promise<string> = () => 'PUBLISH',
   ) {
-    defineScripts(redis);
-    redis.on('close', this.#onClose);
-    redis.on('ready', this.#onReady);
-    redis.on('error', this.#onError);
-    redis.on('reconnecting', this.#onReconnecting);
-    redis.on('end', this.#onEnd);
-  }
-
-  /**
-   * How to resolve {@link PUBLISH_COMMAND_PENDING} in script arguments (a cluster client whose AUTO probe has
-   * not answered yet): the executor waits for it before sending such a script.
-   */
-  resolvePublishWith(resolve: () => Promise<string>): void {
-    this.#publishCommand = resolve;
+    connection.on('close', this.#onClose);
+    connection.on('ready', this.#onReady);
+    connection.on('error', this.#onError);
+    connection.on('reconnecting', this.#onReconnecting);
+    connection.on('end', this.#onEnd);
   }
 
   /**
@@ -235,7 +177,7 @@ export class CommandExecutor {
 
   /** Sends the held commands, in call order, when the connection is ready and admits them. */
   admit(): void {
-    if (this.redis.status === 'ready') this.#onReady();
+    if (this.connection.status === 'ready') this.#onReady();
   }
 
   /** Calls `listener` on every MOVED reply this executor sees (a cluster's slot changed master). */
@@ -260,7 +202,7 @@ export class CommandExecutor {
    * ready within `timeout`, with `ConnectionLostError` when the socket drops after writing the command, and
    * with `RedisTimeoutError` when no reply comes within `timeout`.
    */
-  run<T>(send: (redis: RedisConnection) => Promise<T>, extraMs = 0): Promise<T> {
+  run<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
     const d = pDefer<T>();
     const limitMs = this.timeoutMs + extraMs;
     const entry: InFlight = { written: false, reject: d.reject, send: null, reconnects: 0, started: performance.now(), limitMs };
@@ -270,12 +212,12 @@ export class CommandExecutor {
       entry.send = null;
       if (!this.#inflight.has(entry)) return;
       entry.written = true;
-      send(this.redis).then(
+      send(this.connection).then(
         (value) => this.#settle(entry) && d.resolve(value),
         (error: unknown) => this.#settle(entry) && d.reject(this.#typed(error, entry)),
       );
     };
-    const status = this.redis.status;
+    const status = this.connection.status;
     if (status === 'ready' && this.#admits()) entry.send();
     // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
     else if (status === 'end') this.#expire(entry, 'closed');
@@ -315,16 +257,11 @@ export class CommandExecutor {
 
   /** `host:port` (or socket path) of the connection, for error messages. */
   get address(): string {
-    if (isClusterInstance(this.redis)) {
-      const nodes = (this.redis as unknown as { startupNodes?: { host?: string; port?: number }[] }).startupNodes ?? [];
-      return `cluster ${nodes.map((n) => `${n.host ?? '127.0.0.1'}:${n.port ?? 6379}`).join(',')}`;
-    }
-    const o = this.redis.options as { host?: string; port?: number; path?: string };
-    return o.path ?? `${o.host ?? '127.0.0.1'}:${o.port ?? 6379}`;
+    return this.connection.address;
   }
 
   #connectionError(entry: InFlight, why: GaveUp | 'not writable'): RedisConnectionError {
-    const max = (this.redis.options as { maxRetriesPerRequest?: number | null }).maxRetriesPerRequest;
+    const max = this.connection.maxRetriesPerRequest;
     const limit =
       why === 'timeout'
         ? `timeout ${this.timeoutMs} ms`
@@ -337,14 +274,16 @@ export class CommandExecutor {
   }
 
   /**
-   * {@link evalScript} through {@link run}. `retry: 'never'` (acquire scripts: not idempotent) surfaces a
+   * Script `id` through {@link run}; a script that publishes gets the deployment's publish command in its
+   * publish argument (callers leave it out). `retry: 'never'` (acquire scripts: not idempotent) surfaces a
    * lost reply as `ConnectionLostError`; `'idempotent'` (an unlock whose latch answers a second run, a
    * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
    */
   async eval(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
-    const args = given.includes(PUBLISH_COMMAND_PENDING) ? await this.#withPublishCommand(given) : given;
+    const wire = this.#withPublish(id, given);
+    const args = wire instanceof Promise ? await wire : wire;
     const sync = this.sync;
-    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((redis) => evalScript(redis, id, keys, args)));
+    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((c) => c.evalScript(id, keys, args)));
     // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
     // confirm is undone (`handleNoSync`) and tried again, `retryAttempts` times, `retryDelay` apart.
     for (let attempt = 0; ; attempt++) {
@@ -360,10 +299,27 @@ export class CommandExecutor {
     }
   }
 
-  async #withPublishCommand(args: readonly ScriptArg[]): Promise<ScriptArg[]> {
-    if (this.#publishCommand === null) throw new IllegalStateError('a script names a pending publish command, but nothing resolves it');
-    const command = await this.#publishCommand();
-    return args.map((a) => (a === PUBLISH_COMMAND_PENDING ? command : a));
+  /**
+   * Script `id` sent once as a plain command, as Redisson sends its `RedissonObject`/`RedissonExpirable` scripts
+   * (`evalWriteAsync`): never followed by `WAIT`, never re-sent.
+   */
+  async evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
+    const wire = this.#withPublish(id, given);
+    const args = wire instanceof Promise ? await wire : wire;
+    return this.run((c) => c.evalScript(id, keys, args));
+  }
+
+  /**
+   * `given` with the publish command in its place for a script that publishes (once known, for a cluster's
+   * probe); `given` itself for any other script (the driver sends numbers as decimals).
+   */
+  #withPublish(id: LuaScriptId, given: readonly ScriptArg[]): readonly ScriptArg[] | Promise<readonly ScriptArg[]> {
+    const at = LUA_SCRIPTS[id].publish;
+    if (at === null) return given;
+    if (at > given.length) throw new IllegalStateError(`script ${id} takes its publish command as argument ${at + 1}, got ${given.length} arguments before it`);
+    const put = (command: string): ScriptArg[] => [...given.slice(0, at), command, ...given.slice(at)];
+    const command = this.publishCommand();
+    return typeof command === 'string' ? put(command) : command.then(put);
   }
 
   /** `send`, re-sent after a lost reply when `retry` allows it. */
@@ -390,14 +346,13 @@ export class CommandExecutor {
         return await this.#syncedOnce(id, keys, args, sync);
       } catch (error) {
         // A cluster's slot moved (failover, migration): the script did not run. Refresh the slot map and
-        // send it again; while a slot is being migrated (ASK), send the script alone — ioredis follows the
+        // send it again; while a slot is being migrated (ASK), send the script alone — the driver follows the
         // redirection — without a WAIT behind it.
-        const redirect = error instanceof Error && error.name === 'ReplyError' ? /^(MOVED|ASK) /.exec(error.message)?.[1] : undefined;
-        if (redirect === undefined || !isClusterInstance(this.redis) || redirects >= 5) throw error;
-        if (redirect === 'ASK') return this.run((redis) => evalScript(redis, id, keys, args));
-        const cluster = this.redis;
+        const redirect = redirection(error);
+        if (redirect === undefined || !this.connection.clustered || redirects >= 5) throw error;
+        if (redirect === 'ASK') return this.run((c) => c.evalScript(id, keys, args));
         this.#onMoved();
-        await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()));
+        await this.connection.refreshTopology();
         this.#replicas.clear();
       }
     }
@@ -405,45 +360,35 @@ export class CommandExecutor {
 
   async #syncedOnce(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
     const replicas = await this.#replicaCount(keys[0]);
-    if (replicas === 0) return this.run((redis) => evalScript(redis, id, keys, args));
-    const [reply, synced] = await this.run(async (redis) => {
-      const pipeline = (redis as Redis).pipeline();
-      void evalScript(pipeline, id, keys, args);
-      pipeline.call('WAIT', String(replicas), String(sync.slavesSyncTimeout));
-      const results = (await pipeline.exec()) ?? [];
-      const [script, wait] = [results[0] ?? [null, null], results[1] ?? [null, 0]];
-      if (script[0] instanceof Error) throw script[0];
-      if (wait[0] instanceof Error) throw wait[0];
-      return [script[1], Number(wait[1])] as const;
-    }, sync.slavesSyncTimeout);
+    if (replicas === 0) return this.run((c) => c.evalScript(id, keys, args));
+    const [reply, synced] = await this.run((c) => c.evalAndWait(id, keys, args, replicas, sync.slavesSyncTimeout), sync.slavesSyncTimeout);
     if (synced !== replicas) this.#replicas.clear();
     if (sync.checkLockSyncedSlaves && synced === 0) throw new UnsyncedWrite(reply, new NoSyncedSlavesError(replicas, synced, sync.slavesSyncTimeout));
     return reply;
   }
 
   async #replicaCount(key: string | undefined): Promise<number> {
-    // In a cluster, the master that owns the key's slot (ioredis' slot map names it); else the one master.
-    const cluster = isClusterInstance(this.redis) ? this.redis : null;
-    const master = cluster ? cluster.slots[keySlot((cluster.options.keyPrefix ?? '') + (key ?? ''))]?.[0] : '';
+    // In a cluster, the master that owns the key's slot; else the one master ('').
+    const master = this.connection.masterOf(key ?? '');
     if (master === undefined) return 0;
     const cached = this.#replicas.get(master);
     if (cached !== undefined) return cached;
-    const node = cluster ? cluster.nodes('master').find((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}` === master) : (this.redis as Redis);
-    if (node === undefined) return 0;
-    const info = await this.run<string>(() => node.info('replication'));
+    const ask = this.connection.infoOf(master);
+    if (ask === undefined) return 0;
+    const info = await this.run<string>(() => ask('replication'));
     const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
     this.#replicas.set(master, count);
     return count;
   }
 
 
-  /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as ioredis does. Never re-sent. */
-  command(name: string, ...args: ScriptArg[]): Promise<unknown> {
-    return this.run((redis) => redis.call(name, ...args));
+  /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as the driver does. Never re-sent. */
+  command(name: string, ...args: CommandArg[]): Promise<unknown> {
+    return this.run((c) => c.call(name, ...args));
   }
 
   /** Sends a command whose reply nobody waits for (as Redisson's latch DEL); shutdown still waits for it. */
-  fireAndForget(name: string, ...args: ScriptArg[]): void {
+  fireAndForget(name: string, ...args: CommandArg[]): void {
     this.command(name, ...args).catch(() => undefined);
   }
 
@@ -489,24 +434,19 @@ export class CommandExecutor {
     }
     if (this.#sweep !== null) clearTimeout(this.#sweep);
     this.#sweep = null;
-    this.redis.off('close', this.#onClose);
-    this.redis.off('ready', this.#onReady);
-    this.redis.off('error', this.#onError);
-    this.redis.off('reconnecting', this.#onReconnecting);
-    this.redis.off('end', this.#onEnd);
+    this.connection.off('close', this.#onClose);
+    this.connection.off('ready', this.#onReady);
+    this.connection.off('error', this.#onError);
+    this.connection.off('reconnecting', this.#onReconnecting);
+    this.connection.off('end', this.#onEnd);
   }
 
-  /** ioredis rejects queued commands with a bare Error when the connection is closed: say what it means. */
+  /** A driver's rejection, as one of our typed errors when it says something about the connection (see `classify`). */
   #typed(error: unknown, entry: InFlight): Error {
-    if (error instanceof Error && error.message === NOT_WRITABLE) return this.#connectionError(entry, 'not writable');
-    // A closed connection, or ioredis' Cluster giving up on a node that went away (a master failing over):
-    // whether the command ran is unknown.
-    // So is ioredis' `AbortError`: a command its node connection's close aborted (a pipelined command whose
-    // predecessors were answered; on a Cluster, whose object emits no `close` of its own for one node).
-    const closed =
-      error instanceof Error &&
-      (error.message === CONNECTION_CLOSED || error.message.startsWith('Too many Cluster redirections') || error.name === 'AbortError');
-    if (!closed) return error as Error;
+    const kind = classify(error).kind;
+    if (kind === 'not-writable') return this.#connectionError(entry, 'not writable');
+    // The connection closed under the command (or the driver gave its node up): whether it ran is unknown.
+    if (kind !== 'closed') return error as Error;
     return this.#closing
       ? new RedissonShutdownError('Redisson client was shut down before the command completed', { cause: error })
       : new ConnectionLostError(undefined, { cause: error });

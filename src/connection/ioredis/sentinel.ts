@@ -9,42 +9,18 @@
  * replica counts, and only then lets the held commands go. Self-contained: it knows ioredis and a narrow gate.
  */
 import { isIP } from 'node:net';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { loadIoredis } from './ioredisModule.js';
+import type { CommandGate, MasterSwitch } from '../driver.js';
+
+export type { MasterSwitch };
 
 /** The `+switch-master` channel Sentinel publishes a completed failover on. */
 export const SWITCH_MASTER_CHANNEL = '+switch-master';
 
-/** Payload of a client's `failover` event. */
-export interface MasterSwitch {
-  /** The master name the Sentinels monitor. */
-  readonly masterName: string;
-  /** The demoted master, `host:port` as Sentinel names it. */
-  readonly from: string;
-  /** The new master, `host:port` as Sentinel names it (before any `natMap`). */
-  readonly to: string;
-}
-
-/** What the follower needs of the command executor: hold commands, and forget per-master caches. */
-export interface CommandGate {
-  admitWhen(admits: () => boolean): void;
-  admit(): void;
-  forgetReplicas(): void;
-}
-
 interface Endpoint {
   readonly host: string;
   readonly port: number;
-}
-
-/** Whether `redis` is an ioredis connection in Sentinel mode (it has `sentinels` and a master `name`). */
-export function isSentinelMode(redis: Redis): boolean {
-  const o = redis.options as { sentinels?: unknown[] | null; name?: string | null };
-  return Array.isArray(o.sentinels) && o.sentinels.length > 0 && typeof o.name === 'string' && o.name !== '';
-}
-
-/** Whether `redis` is a Sentinel-mode connection to the master (not `role: 'slave'`): the one a switch moves. */
-export function followsMaster(redis: Redis): boolean {
-  return isSentinelMode(redis) && (redis.options as { role?: string }).role !== 'slave';
 }
 
 /** Parses `<name> <old-ip> <old-port> <new-ip> <new-port>`; null when malformed. */
@@ -117,7 +93,7 @@ export class SentinelFollower {
     gate.admitWhen(() => this.#target === null || connectedTo(command, this.#target));
     for (const redis of [command, subscriber]) redis.on('ready', () => this.#check(redis));
     for (const sentinel of options.sentinels) {
-      const watcher = new Redis({
+      const watcher = new (loadIoredis().Redis)({
         host: sentinel.host ?? '127.0.0.1',
         port: sentinel.port ?? 26_379,
         ...(options.sentinelUsername ? { username: options.sentinelUsername } : {}),

@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Cluster, Redis } from 'ioredis';
-import { isClusterInstance } from './cluster.js';
+import { isClusterInstance } from './recognize.js';
 
 type NetStream = Socket | TLSSocket;
 

@@ -1,8 +1,4 @@
-/**
- * Redis Cluster plumbing: key slots (CRC16/XMODEM of the key's hash tag, as Redis computes them) and telling
- * an ioredis `Cluster` apart from a standalone client.
- */
-import type { Cluster } from 'ioredis';
+/** Redis Cluster key slots: CRC16/XMODEM of the key's hash tag, as Redis computes them (no driver involved). */
 
 /** Slots in a Redis Cluster. */
 export const CLUSTER_SLOTS = 16_384;
@@ -52,11 +48,4 @@ export function hashTag(key: string): string | null {
  */
 export function headSlot(head: string): number | null {
   return hashTag(head) === null ? null : keySlot(head);
-}
-
-/** Whether `value` is an ioredis `Cluster` (also one from another copy of ioredis). */
-export function isClusterInstance(value: unknown): value is Cluster {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return typeof r['nodes'] === 'function' && typeof r['duplicate'] === 'function' && typeof r['defineCommand'] === 'function';
 }

@@ -1,0 +1,80 @@
+/**
+ * A client's connections on ioredis, made from the `redis` option: a single server, a Sentinel master or a
+ * Redis Cluster; and how they follow the topology (a Sentinel's `+switch-master`, a cluster's failovers).
+ */
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { ResolvedOptions } from '../../config.js';
+import type { CommandGate, Connections, MasterSwitch, WaiterWaker } from '../driver.js';
+import { TransportChoice } from '../transport.js';
+import { closeConnection } from './close.js';
+import { clusterSetup, clusterTransport, followClusterTopology } from './clusterTopology.js';
+import { IoredisConnection } from './IoredisConnection.js';
+import { IoredisSubscriber } from './IoredisSubscriber.js';
+import { followsMaster, isRedisInstance, isSentinelMode } from './recognize.js';
+import { SentinelFollower } from './sentinel.js';
+import { loadIoredis } from './ioredisModule.js';
+import type { RedisConnection } from './types.js';
+
+/**
+ * The command connection must not replay unanswered commands (see CommandExecutor): our own connections are
+ * made that way; an instance passed in that would replay is duplicated. The subscriber is always our own.
+ */
+export function connectIoredis(options: ResolvedOptions): Connections {
+  // ioredis (an optional peer) is loaded only to make connections from nodes, a URL or options: a client given
+  // an instance (ioredis', or iovalkey's) duplicates it and needs no ioredis module.
+  const redis = options.redis;
+  const cluster = clusterSetup(redis, options);
+  let connection: RedisConnection;
+  let owns: boolean;
+  if (cluster) {
+    // Connections of our own, made from the nodes and options given: the command connection never
+    // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
+    connection = new (loadIoredis().Cluster)(cluster.nodes, cluster.command);
+    owns = true;
+    connection.on('error', () => undefined);
+  } else if (isRedisInstance(redis) && redis.options.autoResendUnfulfilledCommands === false && !isSentinelMode(redis)) {
+    connection = redis;
+    owns = false;
+  } else {
+    const noReplay = { autoResendUnfulfilledCommands: false };
+    connection = isRedisInstance(redis) ? redis.duplicate(noReplay) : typeof redis === 'string' ? new (loadIoredis().Redis)(redis, noReplay) : new (loadIoredis().Redis)({ ...(redis as RedisOptions), ...noReplay });
+    owns = true;
+    // (A Sentinel-mode instance is always duplicated: following a failover re-connects it, which must not
+    // disturb the caller's own connection.)
+    // Failures surface as rejected commands; without a listener ioredis would also print each one.
+    connection.on('error', () => undefined);
+  }
+  const command = new IoredisConnection(connection);
+  // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
+  const sentinel = cluster === null && isSentinelMode(connection as Redis);
+  // The subscriber's subscriptions are PublishSubscribe's: ioredis neither queues nor replays them.
+  const subscriberConnection: RedisConnection = cluster
+    ? new (loadIoredis().Cluster)(cluster.nodes, cluster.subscriber)
+    : (connection as Redis).duplicate({
+        keyPrefix: '',
+        lazyConnect: true,
+        autoResubscribe: false,
+        autoResendUnfulfilledCommands: false,
+        enableOfflineQueue: false,
+      });
+  subscriberConnection.on('error', () => undefined);
+  const transport = new TransportChoice(cluster ? clusterTransport(connection, options) : 'classic');
+  let follower: SentinelFollower | null = null;
+  return {
+    command,
+    subscriber: new IoredisSubscriber(subscriberConnection, transport),
+    publishCommand: () => transport.publishCommand(),
+    replicated: cluster !== null || sentinel,
+    native: connection,
+    follow(gate: CommandGate, waker: WaiterWaker, closed: () => boolean, onFailover: (change: MasterSwitch) => void): void {
+      if (cluster) gate.onMoved(followClusterTopology(connection as Cluster, subscriberConnection as Cluster, waker, closed));
+      if (sentinel && followsMaster(connection as Redis)) follower = new SentinelFollower(connection as Redis, subscriberConnection as Redis, gate, onFailover);
+    },
+    unfollow(): void {
+      follower?.close();
+    },
+    close(timeoutMs: number): Promise<void> {
+      return owns ? closeConnection(connection, timeoutMs) : Promise.resolve();
+    },
+  };
+}
