@@ -1,5 +1,6 @@
 // Extracts the method lists of Redisson's Java API interfaces into a small JSON of facts (names and parameter
-// types, nothing else) for scripts/parity.mjs. Run it when moving to a new Redisson version; the JSON is committed
+// types, nothing else) for scripts/parity.mjs, and per primitive the interface methods whose implementation in
+// Redisson's class (or the superclass it inherits them from) only throws UnsupportedOperationException. Run it when moving to a new Redisson version; the JSON is committed
 // so the parity check needs no Java source.
 //
 //   node scripts/parity/extract-redisson.mjs [tag]     (default tag: redisson-4.7.0)
@@ -60,8 +61,17 @@ const PRIMITIVES = {
   CountDownLatch: { javaClass: 'RedissonCountDownLatch', roots: ['RCountDownLatch'] },
 };
 
-function show(file) {
-  return execFileSync('git', ['-C', REPO, 'show', `${TAG}:${API_DIR}/${file}.java`], { encoding: 'utf8' });
+function show(file, dir = API_DIR) {
+  return execFileSync('git', ['-C', REPO, 'show', `${TAG}:${dir}/${file}.java`], { encoding: 'utf8' });
+}
+
+const IMPL_DIR = 'redisson/src/main/java/org/redisson';
+
+function stripJava(src) {
+  return src
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '')
+    .replace(/@\w+(\([^)]*\))?/g, '');
 }
 
 /** Splits at commas outside `<…>`. */
@@ -83,10 +93,7 @@ function splitTop(text) {
 
 /** The interface's super-interfaces and abstract methods (name and parameter types). */
 function parseInterface(name) {
-  let src = show(name)
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/\/\/.*$/gm, '')
-    .replace(/@\w+(\([^)]*\))?/g, '');
+  let src = stripJava(show(name));
   const head = new RegExp(`interface\\s+${name}\\b([^{]*)\\{`).exec(src);
   if (!head) throw new Error(`no interface ${name} in ${TAG}`);
   const ext = /extends\s+(.*)$/s.exec(head[1]);
@@ -113,6 +120,50 @@ function parseInterface(name) {
   return { package: 'org.redisson.api', extends: supers, methods };
 }
 
+/**
+ * One implementation class: its superclass and, per public method (name and parameter count), whether its body
+ * does nothing but throw UnsupportedOperationException.
+ */
+function parseClass(name) {
+  const src = stripJava(show(name, IMPL_DIR));
+  const head = new RegExp(`class\\s+${name}\\b([^{]*)\\{`).exec(src);
+  if (!head) throw new Error(`no class ${name} in ${TAG}`);
+  const ext = /extends\s+(\w+)/.exec(head[1]);
+  const methods = new Map();
+  const declRe = /public\s+(?:final\s+)?(?:<[^>]*>\s+)?[\w<>[\],.?\s]+?\s+(\w+)\s*\(([^)]*)\)\s*(?:throws\s+[\w.,\s]+)?\{/g;
+  let m;
+  while ((m = declRe.exec(src))) {
+    let depth = 1;
+    let i = declRe.lastIndex;
+    while (depth > 0 && i < src.length) {
+      if (src[i] === '{') depth++;
+      if (src[i] === '}') depth--;
+      i++;
+    }
+    const body = src.slice(declRe.lastIndex, i - 1);
+    const key = `${m[1]}/${splitTop(m[2]).length}`;
+    if (!methods.has(key)) methods.set(key, /^\s*throw\s+new\s+UnsupportedOperationException\([^)]*\);\s*$/.test(body));
+  }
+  return { superclass: ext ? ext[1] : null, methods };
+}
+
+/** The interface methods (`name(params)`) the primitive's class, or the superclass it inherits them from, refuses. */
+function unsupportedOf(javaClass, interfaceMethods) {
+  const chain = [];
+  for (let c = javaClass; c; ) {
+    const parsed = parseClass(c);
+    chain.push(parsed);
+    c = parsed.superclass && parsed.superclass !== 'Object' ? parsed.superclass : null;
+  }
+  const refused = new Set();
+  for (const { name, params } of interfaceMethods) {
+    const key = `${name}/${params.length}`;
+    const impl = chain.find((c) => c.methods.has(key));
+    if (impl?.methods.get(key)) refused.add(`${name}(${params.join(', ')})`);
+  }
+  return [...refused].sort();
+}
+
 function main() {
   if (!existsSync(REPO)) {
     console.error(`No Redisson mirror at ${REPO} (set REDISSON_REPO); the committed JSON stays as it is.`);
@@ -126,12 +177,22 @@ function main() {
     for (const s of parsed.extends) visit(s);
   };
   for (const p of Object.values(PRIMITIVES)) for (const r of p.roots) visit(r);
+  const primitives = {};
+  for (const [name, p] of Object.entries(PRIMITIVES)) {
+    const methods = [];
+    const collect = (i) => {
+      methods.push(...interfaces[i].methods);
+      for (const s of interfaces[i].extends) collect(s);
+    };
+    for (const r of p.roots) collect(r);
+    primitives[name] = { ...p, unsupported: unsupportedOf(p.javaClass, methods) };
+  }
   const sorted = Object.fromEntries(Object.keys(interfaces).sort().map((k) => [k, interfaces[k]]));
   const version = TAG.replace(/^redisson-/, '');
   const out = {
     redisson: version,
     source: `github.com/redisson/redisson tag ${TAG}, ${API_DIR}/*.java (method names and parameter types only); Lock and ReadWriteLock from java.util.concurrent.locks`,
-    primitives: PRIMITIVES,
+    primitives,
     interfaces: sorted,
   };
   const file = path.join(HERE, `redisson-${version}.json`);
