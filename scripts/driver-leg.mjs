@@ -16,10 +16,7 @@ const LEGS = {
   'ioredis6-resp2': { dir: 'node_modules/ioredis-6', protocol: '2' },
   // Always the fast behaviour subset (no script files): iovalkey parses replies with the same redis-parser 3
   // as ioredis 5, and a script's reply does not depend on the client (driver.test.ts pins the shapes on it).
-  // `exclude`: iovalkey 0.4.0 does not apply a keyPrefix to a command sent by `call()` with an upper-case
-  // name (driver.test.ts pins it), which our executor does: the keyPrefix rows fail on it until the connection
-  // layer sends those names in lower case. Left out here, listed as unsupported in COMPATIBILITY.md.
-  iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false, exclude: 'keyPrefix' },
+  iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false },
 };
 // --fast: the subset to fall back on when CI time is short — no script files (a script's reply does not
 // depend on the protocol: test/package/driver.test.ts pins the shapes) and no interop part (the data written

@@ -2,7 +2,7 @@
  * Client options, their frozen defaults, and the argument validation shared by every primitive.
  * Everything here throws before anything is sent to Redis.
  */
-import type { Cluster, ClusterNode, ClusterOptions, Redis, RedisOptions } from './connection/ioredis/types.js';
+import type { Cluster, ClusterNode, ClusterOptions, IoredisLikeCluster, IoredisLikeOptions, IoredisLikeRedis, Redis, RedisOptions } from './connection/ioredis/types.js';
 import { isClusterInstance, isRedisInstance } from './connection/ioredis/recognize.js';
 
 export { isRedisInstance };
@@ -25,7 +25,7 @@ export interface RedissonOptions {
    * connects with, on connections of its own).
    * @default 'redis://127.0.0.1:6379'
    */
-  redis?: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
+  redis?: string | RedisOptions | IoredisLikeOptions | Redis | Cluster | IoredisLikeRedis | IoredisLikeCluster | ClusterConnectionOptions;
   /**
    * Lease (ms) of locks taken without a lease time; the watchdog renews them every third of it.
    * @default 30000
@@ -370,7 +370,8 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     throw new InvalidArgumentError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
   }
   return Object.freeze({
-    redis,
+    // A fork's client or options (IoredisLike*) are ioredis' at run time: recognised by their members above.
+    redis: redis as ResolvedOptions['redis'],
     lockOwnership,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
     lockWatchdogTimeout: requireWatchdogTimeout(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout)),

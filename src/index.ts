@@ -53,6 +53,7 @@ export {
   type WaitContext,
 } from './diagnostics.js';
 export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
+export type { IoredisLikeCluster, IoredisLikeOptions, IoredisLikeRedis } from './connection/ioredis/types.js';
 export {
   ArgumentRangeError,
   ConnectionLostError,

@@ -115,10 +115,10 @@ describe('driver under test', () => {
     expect(await latch.getCount()).toBe(0);
   });
 
-  it('the key prefix option reaches a command sent by call() with an upper-case name on ioredis, not on iovalkey (why its leg leaves out the prefixed rows)', async () => {
+  it('the key prefix option reaches a command sent by call() with an upper-case name on ioredis, not on iovalkey (why the connection layer sends names in lower case)', async () => {
     // ioredis 5.9+ looks command names up case-insensitively to find their keys; iovalkey 0.4.0 looks up the
     // name as given, so call('HGET', key) goes out unprefixed while hget(key) and defined scripts are
-    // prefixed. Our executor sends its plain commands through call() in upper case.
+    // prefixed. So the ioredis driver sends its plain commands through call() in lower case.
     const name = uniqueName('prefixed');
     const prefixed = suite.clients.raw({ keyPrefix: 'kp:' });
     await prefixed.hset(name, 'f', 'v');

@@ -71,7 +71,9 @@ export class IoredisConnection implements CommandConnection {
   }
 
   call(name: string, ...args: CommandArg[]): Promise<unknown> {
-    return this.redis.call(name, ...args);
+    // Lower case: iovalkey finds a command's keys (to put its `keyPrefix` on them) by a case-sensitive lookup
+    // of the lower-case name; ioredis accepts either case.
+    return this.redis.call(name.toLowerCase(), ...args);
   }
 
   masterOf(key: string): string | undefined {
