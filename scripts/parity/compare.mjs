@@ -24,6 +24,19 @@ export const TS_CLASSES = {
 /** Rows are grouped by the interface that declares them, in this order (an `…Async` interface counts as its twin). */
 const GROUPS = ['Lock', 'RLock', 'RFencedLock', 'ReadWriteLock', 'RReadWriteLock', 'RSemaphore', 'RPermitExpirableSemaphore', 'RCountDownLatch', 'RExpirable', 'RObject', 'RObservable'];
 
+/** The interfaces every Redisson object has, apart from what the primitive itself is. */
+const OBJECT_GROUPS = ['RExpirable', 'RObject', 'RObservable'];
+
+/** Counts `n` Java method names of one row: by outcome, and as the primitive's own or the object methods. */
+function tally(counts, status, groups, n) {
+  const bucket = { same: 'present', renamed: 'present', extra: 'present' }[status] ?? status;
+  counts.names += n;
+  counts[bucket] += n;
+  const part = [...groups].every((g) => OBJECT_GROUPS.includes(g)) ? counts.object : counts.own;
+  part.names += n;
+  if (bucket === 'present') part.present += n;
+}
+
 const baseName = (name) => (name.endsWith('Async') ? name.slice(0, -'Async'.length) : name);
 const groupOf = (iface) => (iface.endsWith('Async') ? iface.slice(0, -'Async'.length) : iface);
 
@@ -84,7 +97,7 @@ export function compare(redisson, tsClasses, notes) {
       entry.groups.add(groupOf(m.iface));
       byBase.set(base, entry);
     }
-    const counts = { names: 0, present: 0, refused: 0, explained: 0, missing: 0 };
+    const counts = { names: 0, present: 0, refused: 0, explained: 0, missing: 0, own: { names: 0, present: 0 }, object: { names: 0, present: 0 } };
     const matched = new Set();
     for (const [base, entry] of byBase) {
       const row = rows.get(base) ?? { base, names: new Set(), groups: new Set(), cells: {} };
@@ -96,24 +109,19 @@ export function compare(redisson, tsClasses, notes) {
       const tsName = renamed ?? base;
       const allRefused = [...entry.sigs].every((s) => refused.has(s));
       const n = entry.names.size;
-      counts.names += n;
       let cell;
       if (tsMethods.includes(tsName)) {
         matched.add(tsName);
         cell = { status: renamed ? 'renamed' : allRefused ? 'extra' : 'same', ts: tsName };
-        counts.present += n;
       } else if (renamed) {
         problems.push(`${primitive}: scripts/parity/notes.json maps ${base} to ${renamed}, which ${tsClass} does not have`);
         cell = { status: 'missing' };
-        counts.missing += n;
       } else if (allRefused) {
         // Redisson refuses it: no note needed, and a note for every primitive (`*`) is not about this one.
         if (note?.key.startsWith('*.')) note = null;
         cell = { status: 'refused' };
-        counts.refused += n;
       } else if (note) {
         cell = { status: 'explained' };
-        counts.explained += n;
       } else {
         const what = [...entry.names].sort((a, b) => a.length - b.length).join(' / ');
         const gap = unexplained.get(what) ?? { groups: new Set(), classes: [] };
@@ -121,13 +129,13 @@ export function compare(redisson, tsClasses, notes) {
         gap.classes.push(tsClass);
         unexplained.set(what, gap);
         cell = { status: 'missing' };
-        counts.missing += n;
       }
       if (note && cell.status !== 'missing' && cell.status !== 'same') {
         cell.note = note.key;
         usedNotes.add(note.key);
       }
       row.cells[primitive] = cell;
+      tally(counts, cell.status, entry.groups, n);
     }
     const extras = tsMethods.filter((m) => !matched.has(m) && !byBase.has(m));
     primitives.push({ primitive, javaClass: info.javaClass, tsClass, counts, extras });
