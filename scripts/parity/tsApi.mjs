@@ -1,6 +1,7 @@
 // The public instance methods of the classes src/index.ts exports, read with the TypeScript compiler API from
 // the source (no build needed): for each class, its own and inherited methods, leaving out what is private,
 // protected, `#private`, static or marked `@internal`, and members that are not methods (getters, fields).
+// A method declared in an interface merged with the class counts as the class's.
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -31,7 +32,8 @@ export function publicMethods(root) {
     const methods = [];
     for (const member of checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(symbol))) {
       const decl = member.valueDeclaration ?? member.declarations?.[0];
-      if (!decl || !ts.isMethodDeclaration(decl) || !ts.isIdentifier(decl.name)) continue;
+      // A method signature: one merged in from an interface of the same name (as the client's event methods are).
+      if (!decl || !(ts.isMethodDeclaration(decl) || ts.isMethodSignature(decl)) || !ts.isIdentifier(decl.name)) continue;
       const flags = ts.getCombinedModifierFlags(decl);
       if (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected | ts.ModifierFlags.Static)) continue;
       if (ts.getJSDocTags(decl).some((tag) => tag.tagName.text === 'internal')) continue;
