@@ -72,7 +72,7 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     const opsOf = (impl: string): number =>
       Object.entries(res.contention ?? {}).find(([name]) => name === impl)?.[1].find((r) => r.workers === row.workers)?.opsPerSec ?? NaN;
     const peers = Object.keys(res.contention ?? {})
-      .filter((impl) => impl !== ours && impl !== 'java-redisson' && impl !== 'bare-protocol')
+      .filter((impl) => !impl.startsWith(ours) && impl !== 'java-redisson' && impl !== 'bare-protocol')
       .map((impl) => ({ impl, ops: opsOf(impl) }))
       .filter((o) => Number.isFinite(o.ops))
       .sort((a, b) => b.ops - a.ops);
@@ -161,5 +161,21 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     measured: w ? `${w.finished ? 'all acquired' : 'NOT all acquired'}, ${w.timersLeft} timers and ${w.subscriptionsLeft} subscriptions left` : 'n/a',
     met: w ? w.finished && w.errors === 0 && w.timersLeft <= 0 && w.subscriptionsLeft === 0 : null,
   });
+
+  // Issue 25/29: no driver slower than ioredis (the default client, `redisson-ts`), in the same run.
+  for (const driver of ['redisson-ts@ioredis6', 'redisson-ts@iovalkey'] as const satisfies readonly ImplName[]) {
+    const theirPair = res.uncontended?.rows[driver]?.pair.p50 ?? NaN;
+    const theirHandoff = res.handoff?.rows[driver]?.p50 ?? NaN;
+    const at16 = (impl: ImplName): number => res.contention?.[impl]?.find((r) => r.workers === 16)?.opsPerSec ?? NaN;
+    const measured = Number.isFinite(theirPair) || Number.isFinite(theirHandoff) || Number.isFinite(at16(driver));
+    const pairRatio = theirPair / pair;
+    const handoffRatio = theirHandoff / handoff;
+    const opsRatio = at16(driver) / at16(ours);
+    out.push({
+      target: `${driver}: pair and handoff p50 ≤ 1.1× redisson-ts on its default ioredis, contention W=16 ≥ 0.95×`,
+      measured: measured ? `pair ${r2(pairRatio)}×, handoff ${r2(handoffRatio)}×, W=16 ops/s ${r2(opsRatio)}×` : 'n/a',
+      met: measured ? pairRatio <= 1.1 && handoffRatio <= 1.1 && opsRatio >= 0.95 : null,
+    });
+  }
   return out;
 }

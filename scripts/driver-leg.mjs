@@ -8,15 +8,19 @@
 // and the Java 4.7.0 interop rows of RLock, FairLock, ReadWriteLock, Semaphore and CountDownLatch.
 // Exits non-zero when any part fails (every part runs regardless).
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { countByTopology, RESULTS_DIR } from './driver-matrix.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LEGS = {
-  ioredis6: { dir: 'node_modules/ioredis-6', protocol: undefined },
-  'ioredis6-resp2': { dir: 'node_modules/ioredis-6', protocol: '2' },
+  ioredis6: { dir: 'node_modules/ioredis-6', protocol: undefined, label: 'RESP3 (its default)' },
+  'ioredis6-resp2': { dir: 'node_modules/ioredis-6', protocol: '2', label: 'RESP2 (`protocol: 2`)' },
   // Always the fast behaviour subset (no script files): iovalkey parses replies with the same redis-parser 3
   // as ioredis 5, and a script's reply does not depend on the client (driver.test.ts pins the shapes on it).
-  iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false },
+  iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false, label: 'RESP2 (its only one)' },
 };
 // --fast: the subset to fall back on when CI time is short — no script files (a script's reply does not
 // depend on the protocol: test/package/driver.test.ts pins the shapes) and no interop part (the data written
@@ -50,13 +54,41 @@ if (spec.protocol) env.REDIS_PROTOCOL = spec.protocol;
 else delete env.REDIS_PROTOCOL;
 
 const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
+// Each part also writes vitest's JSON report, counted by topology into the leg's results file (the driver
+// matrix of COMPATIBILITY.md, scripts/driver-matrix.mjs) when the leg ran whole: not `--fast`, no filters.
+const reports = mkdtempSync(join(tmpdir(), `driver-leg-${leg}-`));
+const REPORTERS = ['--reporter=default', '--reporter=./test/support/summaryReporter.ts', '--reporter=json'];
 const results = [];
-for (const part of fast ? PARTS.filter((p) => !p.name.startsWith('interop')) : PARTS) {
+for (const [i, part] of (fast ? PARTS.filter((p) => !p.name.startsWith('interop')) : PARTS).entries()) {
   const started = Date.now();
   console.log(`== ${leg}: ${part.name}`);
-  const run = spawnSync(process.execPath, [vitest, 'run', '-c', CONFIG, ...part.args, ...extra], { cwd: ROOT, env, stdio: 'inherit' });
-  results.push({ part: part.name, ok: run.status === 0, seconds: Math.round((Date.now() - started) / 1000) });
+  const report = join(reports, `${i}.json`);
+  const run = spawnSync(process.execPath, [vitest, 'run', '-c', CONFIG, ...REPORTERS, `--outputFile.json=${report}`, ...part.args, ...extra], { cwd: ROOT, env, stdio: 'inherit' });
+  let counts = null;
+  try {
+    counts = countByTopology(JSON.parse(readFileSync(report, 'utf8')));
+  } catch {
+    // No report (vitest did not start): the part failed, its exit status says so.
+  }
+  results.push({ part: part.name, ok: run.status === 0, seconds: Math.round((Date.now() - started) / 1000), counts });
 }
+rmSync(reports, { recursive: true, force: true });
 for (const r of results) console.log(`${leg}: ${r.ok ? 'passed' : 'FAILED'} ${r.part} (${r.seconds} s)`);
 console.log(`${leg}: ${results.reduce((s, r) => s + r.seconds, 0)} s in all`);
+// Worker counts do not change what ran; any other argument (a file, a `-t` filter) makes the run partial.
+const partial = extra.some((a) => !/^--(max|min)Workers(=|$)/.test(a) && !/^\d+$/.test(a));
+if (!fast && !partial) {
+  const pkg = JSON.parse(readFileSync(join(env.IOREDIS_DIR, 'package.json'), 'utf8'));
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const record = {
+    leg,
+    driver: pkg.name,
+    version: pkg.version,
+    protocol: spec.label,
+    command: `npm run test:${leg}`,
+    parts: results.map((r) => ({ part: r.part, ok: r.ok, counts: r.counts })),
+  };
+  writeFileSync(join(RESULTS_DIR, `${leg}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`${leg}: results written to ${join(RESULTS_DIR, `${leg}.json`)} (render them: npm run driver:matrix)`);
+}
 process.exit(results.every((r) => r.ok) ? 0 : 1);

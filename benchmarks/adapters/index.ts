@@ -3,12 +3,14 @@ import { bareProtocol } from './bareProtocol.js';
 import { javaRedisson } from './javaRedisson.js';
 import { nodeRedisson } from './nodeRedisson.js';
 import { redisSemaphore } from './redisSemaphore.js';
-import { redissonTs } from './redissonTs.js';
+import { redissonTs, redissonTsIoredis6, redissonTsIovalkey } from './redissonTs.js';
 import { redlock } from './redlock.js';
 import type { Implementation, ImplName } from './types.js';
 
 export const IMPLEMENTATION_BY_NAME: Readonly<Record<ImplName, Implementation>> = {
   'redisson-ts': redissonTs,
+  'redisson-ts@ioredis6': redissonTsIoredis6,
+  'redisson-ts@iovalkey': redissonTsIovalkey,
   'node-redisson': nodeRedisson,
   'redis-semaphore': redisSemaphore,
   redlock,

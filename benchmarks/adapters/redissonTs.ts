@@ -2,9 +2,9 @@
  * This project, from its build (../library.ts): every handle is its own lock object (its own owner);
  * `lock()` / `unlock()`, and the family's equivalents for the other kinds (see `Kind`).
  */
-import type { Redisson } from '../../src/index.js';
+import type { Redisson, RedissonOptions } from '../../src/index.js';
 import { library } from '../library.js';
-import type { Implementation, Kind, LockClient, LockHandle } from './types.js';
+import type { ImplName, Implementation, Kind, LockClient, LockHandle } from './types.js';
 import { packageVersion } from './versions.js';
 
 /** A handle on `name` of `kind`, each call a fresh object. */
@@ -41,6 +41,52 @@ function familyHandle(client: Redisson, name: string, kind: Kind, ready: Map<str
     }
   }
 }
+
+/**
+ * This project on another driver (issue 25): the same handles, with `redis` an instance of that driver made
+ * from the URL (Redisson duplicates it for its subscriber; we close it after the client, which does not).
+ * Measured in the pair, handoff and contention scenarios, beside `redisson-ts` on the default ioredis.
+ */
+function onDriver(name: ImplName, pkg: string, settings: string, make: (module: DriverModule, url: string) => DriverClient): Implementation {
+  return {
+    name,
+    version: () => `${packageVersion('.')} on ${packageVersion(pkg)}`,
+    settings,
+    scenarios: DRIVER_SCENARIOS,
+    async open(options): Promise<LockClient> {
+      const { Redisson } = await library();
+      const redis = make((await import(pkg)) as DriverModule, options.url);
+      const client = Redisson.create({
+        redis: redis as unknown as NonNullable<RedissonOptions['redis']>,
+        ...(options.watchdogMs === undefined ? {} : { lockWatchdogTimeout: options.watchdogMs }),
+      });
+      const ready = new Map<string, Promise<unknown>>();
+      return {
+        handle: (lockName, _owner, kind = 'lock') => familyHandle(client, lockName, kind, ready),
+        close: async () => {
+          await client.shutdown();
+          redis.disconnect();
+        },
+      };
+    },
+  };
+}
+
+interface DriverClient {
+  disconnect(): void;
+}
+interface DriverModule {
+  readonly Redis: new (url: string, options?: object) => DriverClient;
+}
+
+/** The scenarios the per-driver rows are measured in (issue 25: pair, handoff, contention). */
+const DRIVER_SCENARIOS = ['uncontended', 'handoff', 'contention'] as const;
+
+/** ioredis 6.x (the `ioredis-6` alias devDependency) with its default RESP3. */
+export const redissonTsIoredis6 = onDriver('redisson-ts@ioredis6', 'ioredis-6', 'as redisson-ts, on ioredis 6 (RESP3, its default)', (m, url) => new m.Redis(url));
+
+/** iovalkey (RESP2, its only protocol). */
+export const redissonTsIovalkey = onDriver('redisson-ts@iovalkey', 'iovalkey', 'as redisson-ts, on iovalkey (RESP2)', (m, url) => new m.Redis(url));
 
 export const redissonTs: Implementation = {
   name: 'redisson-ts',
