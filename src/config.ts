@@ -4,6 +4,8 @@
  */
 import type { Cluster, ClusterNode, ClusterOptions, IoredisLikeCluster, IoredisLikeOptions, IoredisLikeRedis, Redis, RedisOptions } from './connection/ioredis/types.js';
 import { isClusterInstance, isRedisInstance } from './connection/ioredis/recognize.js';
+import type { NodeRedisClientLike, NodeRedisConnectionOptions } from './connection/node-redis/types.js';
+import { checkNodeRedisOption } from './connection/node-redis/validate.js';
 
 export { isRedisInstance };
 import { identityNameMapper, type NameMapper } from './keys.js';
@@ -22,10 +24,12 @@ export interface RedissonOptions {
    * Where Redis is: a `redis://` URL, ioredis options (Sentinel ones too), an existing ioredis `Redis`
    * instance (which the client then uses but does not close on shutdown), a Redis Cluster as
    * `{ clusterNodes, clusterOptions? }`, or an existing ioredis `Cluster` (whose nodes and options the client
-   * connects with, on connections of its own).
+   * connects with, on connections of its own). With node-redis (`redis` 5.x or 6.x): a `createClient()` client
+   * (connected or not; the client connects it if needed and does not close it on shutdown), or
+   * `{ driver: 'node-redis', url, options? }` (the client makes its own and closes it).
    * @default 'redis://127.0.0.1:6379'
    */
-  redis?: string | RedisOptions | IoredisLikeOptions | Redis | Cluster | IoredisLikeRedis | IoredisLikeCluster | ClusterConnectionOptions;
+  redis?: string | RedisOptions | IoredisLikeOptions | Redis | Cluster | IoredisLikeRedis | IoredisLikeCluster | ClusterConnectionOptions | NodeRedisClientLike | NodeRedisConnectionOptions;
   /**
    * Lease (ms) of locks taken without a lease time; the watchdog renews them every third of it.
    * @default 30000
@@ -113,7 +117,7 @@ export interface RedissonOptions {
 /** Options after defaults were applied and every value validated. */
 export interface ResolvedOptions {
   /** The connection: a URL, ioredis options, cluster nodes, or an ioredis instance ({@link RedissonOptions.redis}). */
-  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
+  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions | NodeRedisClientLike | NodeRedisConnectionOptions;
   /** Lease (ms) of a lock taken without a lease time; renewed every third of it ({@link RedissonOptions.lockWatchdogTimeout}). */
   readonly lockWatchdogTimeout: number;
   /** Locks renewed per script call ({@link RedissonOptions.lockWatchdogBatchSize}). */
@@ -342,10 +346,12 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     }
   } else if (typeof redis !== 'object' || redis === null) {
     throw new InvalidArgumentError(`Expected \`redis\` to be a URL, ioredis options or an ioredis instance, got ${describeValue(redis)}`);
+  } else if (checkNodeRedisOption(redis)) {
+    // A node-redis client or `{ driver: 'node-redis' }` (checked there).
   } else if (!isRedisInstance(redis) && !isClusterInstance(redis) && Object.getPrototypeOf(redis) !== Object.prototype && Object.getPrototypeOf(redis) !== null) {
     // A class instance that is not an ioredis client (another library's client) must not be read as an
     // options object, which would silently connect to 127.0.0.1:6379.
-    throw new InvalidArgumentError('Expected `redis` to be a URL, plain ioredis options, an ioredis `Redis` or `Cluster` instance, or `{ clusterNodes }`');
+    throw new InvalidArgumentError('Expected `redis` to be a URL, plain ioredis options, an ioredis `Redis` or `Cluster` instance, `{ clusterNodes }`, or a node-redis `createClient()` client');
   } else if ('clusterNodes' in redis && (!Array.isArray(redis.clusterNodes) || redis.clusterNodes.length === 0)) {
     throw new InvalidArgumentError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
   }

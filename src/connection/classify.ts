@@ -6,11 +6,12 @@
  */
 import type { DriverErrorClass } from './driver.js';
 import { classifyIoredisError } from './ioredis/errors.js';
+import { classifyNodeRedisError } from './node-redis/errors.js';
 
 export type { DriverErrorClass };
 
 // One recognizer per driver; the first that knows an error classifies it.
-const RECOGNIZERS: readonly ((error: Error) => DriverErrorClass | null)[] = [classifyIoredisError];
+const RECOGNIZERS: readonly ((error: Error) => DriverErrorClass | null)[] = [classifyIoredisError, classifyNodeRedisError];
 
 const OTHER: DriverErrorClass = { kind: 'other' };
 

@@ -1,0 +1,141 @@
+/**
+ * The command connection on node-redis (a single server). Commands go out with `sendCommand`, only while the
+ * client is ready: a command given to node-redis while it reconnects would wait in its offline queue and be
+ * sent later behind the executor's back (the executor holds commands itself), so it is refused here instead.
+ * node-redis never re-sends a command whose reply was lost (it rejects it with `SocketClosedUnexpectedlyError`).
+ *
+ * node-redis 6's `commandOptions.timeout` (5 s by default) only covers the wait before a command is written,
+ * which never happens here; our `timeout` (the executor's) governs the reply. Each command is sent with
+ * `rejectInFlight: false`, so that a client configured to time out written commands does not cut a `WAIT`
+ * short, and with node-redis' default reply types (`typeMapping: {}`), whatever the client maps them to.
+ */
+import type { LuaScriptId } from '../../generated/lua.js';
+import type { CommandArg, CommandConnection, ConnectionEvents, ConnectionStatus, WireArg } from '../driver.js';
+import { ClientState } from './ClientState.js';
+import { NodeRedisNotReadyError } from './errors.js';
+import { asEval, evalShaArgs, isNoScript } from './scripts.js';
+import type { NodeRedisClient, NodeRedisCommandOptions } from './types.js';
+
+const OPTIONS: NodeRedisCommandOptions = Object.freeze({ typeMapping: {}, rejectInFlight: false });
+
+/** `host:port` or the socket path of a client, from its options. */
+export function addressOf(client: NodeRedisClient): string {
+  const o = client.options ?? {};
+  if (o.socket?.path !== undefined) return o.socket.path;
+  let host = o.socket?.host;
+  let port = o.socket?.port;
+  if (o.url !== undefined && (host === undefined || port === undefined)) {
+    try {
+      const url = new URL(o.url);
+      host ??= url.hostname === '' ? undefined : url.hostname;
+      port ??= url.port === '' ? undefined : Number(url.port);
+    } catch {
+      // node-redis already refused a bad URL.
+    }
+  }
+  return `${host ?? 'localhost'}:${port ?? 6379}`;
+}
+
+/** The database a client selects, from its options (`database`, or the URL's path). */
+export function databaseOf(client: NodeRedisClient): number {
+  const o = client.options ?? {};
+  if (typeof o.database === 'number') return o.database;
+  if (o.url !== undefined) {
+    try {
+      const db = Number(new URL(o.url).pathname.slice(1));
+      return Number.isInteger(db) ? db : 0;
+    } catch {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+export class NodeRedisConnection implements CommandConnection {
+  readonly clustered = false;
+  readonly keyPrefix = '';
+  readonly maxRetriesPerRequest = null;
+  readonly #state: ClientState;
+
+  /** @param client a single-server node-redis client (connected or connecting). */
+  constructor(readonly client: NodeRedisClient) {
+    this.#state = new ClientState(client);
+  }
+
+  get status(): ConnectionStatus {
+    return this.#state.status;
+  }
+
+  get address(): string {
+    return addressOf(this.client);
+  }
+
+  get database(): number {
+    return databaseOf(this.client);
+  }
+
+  on<E extends keyof ConnectionEvents>(event: E, listener: ConnectionEvents[E]): void {
+    this.#state.on(event, listener);
+  }
+
+  off<E extends keyof ConnectionEvents>(event: E, listener: ConnectionEvents[E]): void {
+    this.#state.off(event, listener);
+  }
+
+  /** `args`, written now, or refused when the client is not ready (never queued). */
+  #send(args: readonly (string | Buffer)[]): Promise<unknown> {
+    if (!this.client.isReady) return Promise.reject(new NodeRedisNotReadyError());
+    return this.client.sendCommand(args, OPTIONS);
+  }
+
+  async evalScript(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): Promise<unknown> {
+    const evalSha = evalShaArgs(id, keys, args);
+    try {
+      return await this.#send(evalSha);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return this.#send(asEval(id, evalSha));
+    }
+  }
+
+  async evalAndWait(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[], replicas: number, timeoutMs: number): Promise<readonly [unknown, number]> {
+    // Pipelined, not MULTI: both are written back to back on the one socket, the WAIT's reply after the script's.
+    const pair = async (script: readonly (string | Buffer)[]): Promise<readonly [unknown, number]> => {
+      const sent = [this.#send(script), this.#send(['WAIT', String(replicas), String(timeoutMs)])] as const;
+      const [reply, wait] = await Promise.allSettled(sent);
+      if (reply.status === 'rejected') throw reply.reason;
+      if (wait.status === 'rejected') throw wait.reason;
+      return [reply.value, Number(wait.value)] as const;
+    };
+    const evalSha = evalShaArgs(id, keys, args);
+    try {
+      return await pair(evalSha);
+    } catch (error) {
+      // The script did not run (its WAIT did, for nothing): again with the source.
+      if (!isNoScript(error)) throw error;
+      return pair(asEval(id, evalSha));
+    }
+  }
+
+  call(name: string, ...args: CommandArg[]): Promise<unknown> {
+    const argv: (string | Buffer)[] = [name];
+    for (const a of args) argv.push(typeof a === 'number' ? String(a) : a);
+    return this.#send(argv);
+  }
+
+  masterOf(): string {
+    return '';
+  }
+
+  infoOf(): (section: string) => Promise<string> {
+    return async (section) => String(await this.#send(['INFO', section]));
+  }
+
+  refreshTopology(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  onTopologyChange(): () => void {
+    return () => undefined;
+  }
+}

@@ -1,0 +1,35 @@
+/** Closing a node-redis client we own: QUIT-like `close()` (pending replies first), bounded, else `destroy()`. */
+import type { NodeRedisClient } from './types.js';
+
+/**
+ * `close()` when the client is ready (it waits for pending replies, then closes), at most `timeoutMs`; else, or
+ * after that, `destroy()` (pending commands are rejected). Resolves once the client holds no socket.
+ */
+export async function closeClient(client: NodeRedisClient, timeoutMs: number): Promise<void> {
+  if (!client.isOpen) {
+    // Never connected, or already closed (or given up reconnecting): drop whatever socket is left.
+    destroy(client);
+    return;
+  }
+  if (client.isReady) {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = client.close().then(
+      () => true,
+      () => false,
+    );
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const clean = await Promise.race([closed, timedOut]);
+    clearTimeout(timer);
+    if (clean) return;
+  }
+  destroy(client);
+}
+
+/** `destroy()`, which 5.x refuses (ClientClosedError) on a client that is not open: nothing is left to drop then. */
+function destroy(client: NodeRedisClient): void {
+  try {
+    client.destroy();
+  } catch {
+    // Already closed.
+  }
+}

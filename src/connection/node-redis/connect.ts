@@ -1,0 +1,57 @@
+/**
+ * A client's connections on node-redis (`redis` 5.x and 6.x): a single server, from a `createClient()` client
+ * passed in (connected or not: Redisson connects one that is not open, and leaves it open on `shutdown()`), or
+ * from `{ driver: 'node-redis', url, options }` (Redisson makes the client, and closes it). The subscriber is
+ * always a client of our own, `duplicate()` of the command client. node-redis' `createCluster()` and
+ * `createSentinel()` are refused when the options are validated (config.ts): see COMPATIBILITY.md.
+ */
+import type { ResolvedOptions } from '../../config.js';
+import type { Connections } from '../driver.js';
+import { closeClient } from './close.js';
+import { NodeRedisConnection } from './NodeRedisConnection.js';
+import { NodeRedisSubscriber } from './NodeRedisSubscriber.js';
+import { loadNodeRedis } from './nodeRedisModule.js';
+import { isNodeRedisClient, isNodeRedisOptions } from './recognize.js';
+import type { NodeRedisClient } from './types.js';
+
+/** Whether the `redis` option is for this driver (a node-redis client, or `{ driver: 'node-redis' }`). */
+export function isNodeRedisTarget(redis: unknown): boolean {
+  return isNodeRedisClient(redis) || isNodeRedisOptions(redis);
+}
+
+export function connectNodeRedis(options: ResolvedOptions): Connections {
+  const redis: unknown = options.redis;
+  let client: NodeRedisClient;
+  let owns: boolean;
+  if (isNodeRedisClient(redis)) {
+    client = redis;
+    owns = false;
+  } else if (isNodeRedisOptions(redis)) {
+    const given = redis.options ?? {};
+    client = loadNodeRedis().createClient(redis.url === undefined ? { ...given } : { ...given, url: redis.url }) as NodeRedisClient;
+    owns = true;
+  } else {
+    throw new TypeError('connectNodeRedis: not a node-redis client or options');
+  }
+  const command = new NodeRedisConnection(client);
+  // Unlike ioredis, node-redis does not connect by itself; until it is open the executor holds every command.
+  if (!client.isOpen) client.connect().catch(() => undefined);
+  // Its own socket, only for (UN)SUBSCRIBE: no offline queue (PublishSubscribe subscribes once it is ready).
+  const subscriber = new NodeRedisSubscriber(client.duplicate({ disableOfflineQueue: true }));
+  return {
+    command,
+    subscriber,
+    publishCommand: () => 'PUBLISH',
+    replicated: false,
+    native: client,
+    follow(): void {
+      // A single server: no topology to follow.
+    },
+    unfollow(): void {
+      // Nothing followed.
+    },
+    close(timeoutMs: number): Promise<void> {
+      return owns ? closeClient(client, timeoutMs) : Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The node-redis (`redis` 5.x and 6.x) shapes the driver uses, declared structurally by the members it calls:
+ * node-redis' own types are generic over modules, scripts and RESP versions, and a client from 5.x is not one
+ * from 6.x to TypeScript. Named here only, so that the client library is named in one folder.
+ */
+
+/** A node-redis event listener. */
+type Listener = (...args: never[]) => void;
+
+/** Per-command options of node-redis (`sendCommand(args, options)`); only the ones we set. */
+export interface NodeRedisCommandOptions {
+  /** `{}`: node-redis' default reply types, whatever the client's `commandOptions.typeMapping` says. */
+  readonly typeMapping?: object;
+  /** 6.x: false keeps `timeout` to the wait before sending (our executor times the reply). */
+  readonly rejectInFlight?: boolean;
+}
+
+/** A node-redis client (`createClient()`), 5.x or 6.x, as the driver uses it. */
+export interface NodeRedisClient {
+  /** The options it was made with (url, socket, database, keyPrefix, …). */
+  readonly options?: NodeRedisClientOptions | undefined;
+  /** Whether `connect()` was called and the client was not closed since. */
+  readonly isOpen: boolean;
+  /** Whether commands are written at once (the socket is connected and set up). */
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  /** An unconnected client with the same options (and `overrides`). */
+  duplicate(overrides?: Partial<NodeRedisClientOptions>): NodeRedisClient;
+  sendCommand(args: readonly (string | Buffer)[], options?: NodeRedisCommandOptions): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener?: (message: string, channel: string) => void): Promise<void>;
+  /** Closes after the pending commands were answered. */
+  close(): Promise<void>;
+  /** Closes at once, rejecting pending commands. */
+  destroy(): void;
+  on(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+  listenerCount(event: string): number;
+}
+
+/** The node-redis client options the driver reads or sets. */
+export interface NodeRedisClientOptions {
+  readonly url?: string;
+  readonly socket?: { readonly host?: string; readonly port?: number; readonly path?: string; readonly tls?: boolean };
+  readonly database?: number;
+  /** 6.x: prefixes the keys of typed commands only (not of `sendCommand`): refused, see `recognize.ts`. */
+  readonly keyPrefix?: unknown;
+  readonly disableOfflineQueue?: boolean;
+}
+
+/**
+ * A node-redis client as the `redis` option accepts it: `createClient()` of `redis` 5.x or 6.x, connected or
+ * not (Redisson connects it when it is not open). Declared by a few of its members, so that any copy's client
+ * type-checks as it is.
+ */
+export interface NodeRedisClientLike {
+  /** Whether commands are written at once. */
+  readonly isReady: boolean;
+  /** Whether `connect()` was called and the client was not closed since. */
+  readonly isOpen: boolean;
+  /** Makes the subscriber connection. */
+  duplicate(...args: never[]): unknown;
+  /** Sends a command. */
+  sendCommand(...args: never[]): unknown;
+}
+
+/**
+ * Connection options with an explicit driver choice: Redisson makes (and owns, and closes on `shutdown()`) a
+ * node-redis client, `createClient({ ...options, url })`.
+ * @example
+ * ```ts
+ * Redisson.create({ redis: { driver: 'node-redis', url: 'redis://127.0.0.1:6379' } });
+ * ```
+ */
+export interface NodeRedisConnectionOptions {
+  /** Which client library makes the connections. */
+  readonly driver: 'node-redis';
+  /** A `redis://` or `rediss://` URL; node-redis' default (127.0.0.1:6379) when left out. */
+  readonly url?: string;
+  /** Further `createClient` options (socket, credentials, RESP, …); `url` wins over `options.url`. */
+  readonly options?: object;
+}

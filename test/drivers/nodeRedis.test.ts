@@ -1,0 +1,232 @@
+/**
+ * The node-redis driver (issue 25) on real servers: `Redisson.create({ redis: createClient(…) })` with node-redis
+ * 6 (RESP3 by default) and 5 (RESP2), and `{ driver: 'node-redis', url }`. Locks, a waiter woken across clients,
+ * a semaphore, a fair lock; reconnects after CLIENT KILL of the subscriber (node-redis re-subscribes by itself:
+ * no second subscription, no message twice) and of the command connection; EVALSHA falling back to EVAL after
+ * SCRIPT FLUSH; the forms the driver refuses (createCluster, createSentinel, keyPrefix, unknown drivers).
+ */
+import { Redis } from 'ioredis';
+import { createClient as createClient6, createCluster, createSentinel } from 'redis';
+import { createClient as createClient5 } from 'redis-5';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
+import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
+
+const suite = useRedis({ own: true });
+
+interface AnyClient {
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  readonly isOpen: boolean;
+}
+
+const VERSIONS = [
+  { label: 'node-redis 6.4.0', make: (url: string) => createClient6({ url }) as unknown as AnyClient, resp: '3' },
+  { label: 'node-redis 5.12.4', make: (url: string) => createClient5({ url }) as unknown as AnyClient, resp: '2' },
+] as const;
+
+const made: AnyClient[] = [];
+const redissons: Redisson[] = [];
+// Each test's clients are gone before the next one counts connections.
+afterEach(async () => {
+  await Promise.allSettled(redissons.splice(0).map((r) => r.shutdown()));
+  for (const c of made.splice(0)) if (c.isOpen) await c.close().catch(() => c.destroy());
+  await suite.clients.closeAll();
+});
+
+/** `CLIENT LIST`, one record per connection. */
+async function connections(raw: Redis): Promise<Record<string, string>[]> {
+  const text = (await raw.call('CLIENT', 'LIST')) as string;
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => Object.fromEntries(line.trim().split(' ').map((kv) => kv.split('=', 2) as [string, string])));
+}
+
+async function numsub(raw: Redis, channel: string): Promise<number> {
+  const reply = (await raw.call('PUBSUB', 'NUMSUB', channel)) as [string, number];
+  return Number(reply[1]);
+}
+
+describe.each(VERSIONS)('$label', ({ make, resp }) => {
+  async function connected(): Promise<AnyClient> {
+    const c = make(suite.redis.url);
+    c.on('error', () => undefined);
+    made.push(c);
+    await c.connect();
+    return c;
+  }
+
+  function redisson(redis: AnyClient | { driver: 'node-redis'; url: string }, timeout = 3_000): Redisson {
+    const r = Redisson.create({ redis: redis as never, shortLeaseWarning: false, timeout });
+    redissons.push(r);
+    return r;
+  }
+
+  it('locks and unlocks on a client passed in, which stays open after shutdown; a waiter on another client is woken by the release', async () => {
+    const raw = suite.clients.raw();
+    const before = new Set((await connections(raw)).map((c) => c['id']));
+    const mine = await connected();
+    const a = redisson(mine);
+    const b = redisson({ driver: 'node-redis', url: suite.redis.url });
+    const name = uniqueName('nr');
+    const held = a.getLock(name);
+    const wanted = b.getLock(name);
+    await held.lock();
+    expect(await b.getLock(name).tryLock()).toBe(false);
+    const waiting = wanted.lock();
+    await eventually(async () => (await numsub(raw, `redisson_lock__channel:{${name}}`)) === 1, 5_000, 'the waiter subscribed');
+    // Every connection of the driver speaks the version's default protocol (node-redis 6: RESP3 by HELLO 3):
+    // the client passed in, b's own command connection and subscriber (a's has not connected: it never waited);
+    // b's are made by the installed `redis` package, 6.x.
+    const made = (await connections(raw)).filter((c) => !before.has(c['id']));
+    expect(made.map((c) => c['resp'])).toEqual([resp, '3', '3']);
+    expect(made.filter((c) => c['sub'] === '1')).toHaveLength(1);
+    await held.unlock();
+    await within(waiting, 5_000, 'the waiter woken by the unlock message');
+    expect(await a.getLock(name).isLocked()).toBe(true);
+    await wanted.unlock();
+    expect(await a.getLock(name).isLocked()).toBe(false);
+    await a.shutdown();
+    expect(mine.isOpen).toBe(true);
+  });
+
+  it('a semaphore: an acquire waits for a release on another client; a fair lock serves its waiters in order', async () => {
+    const a = redisson(await connected());
+    const b = redisson(await connected());
+    const sem = uniqueName('nr-sem');
+    expect(await a.getSemaphore(sem).trySetPermits(1)).toBe(true);
+    await a.getSemaphore(sem).acquire();
+    const waiting = b.getSemaphore(sem).acquire();
+    await new Promise((r) => setTimeout(r, 50));
+    await a.getSemaphore(sem).release();
+    await within(waiting, 5_000, 'the semaphore waiter');
+    expect(await a.getSemaphore(sem).availablePermits()).toBe(0);
+
+    const fair = uniqueName('nr-fair');
+    const order: string[] = [];
+    await a.getFairLock(fair).lock({ threadId: 9 });
+    const first = b.getFairLock(fair).lock({ threadId: 1 }).then(() => order.push('first'));
+    await new Promise((r) => setTimeout(r, 100));
+    const second = b.getFairLock(fair).lock({ threadId: 2 }).then(() => order.push('second'));
+    await new Promise((r) => setTimeout(r, 50));
+    await a.getFairLock(fair).unlock({ threadId: 9 });
+    await within(first, 5_000, 'the first fair waiter');
+    await b.getFairLock(fair).unlock({ threadId: 1 });
+    await within(second, 5_000, 'the second fair waiter');
+    await b.getFairLock(fair).unlock({ threadId: 2 });
+    expect(order).toEqual(['first', 'second']);
+  });
+
+  it('CLIENT KILL of the subscriber: node-redis re-subscribes by itself; no second subscription, the waiter is still woken once', async () => {
+    const a = redisson(await connected());
+    const b = redisson(await connected());
+    const raw = suite.clients.raw();
+    const name = uniqueName('nr-kill-sub');
+    const channel = `redisson_lock__channel:{${name}}`;
+    const held = a.getLock(name);
+    const wanted = b.getLock(name);
+    await held.lock();
+    const waiting = wanted.lock();
+    await eventually(async () => (await numsub(raw, channel)) === 1, 5_000, 'the waiter subscribed');
+    const reconnecting = new Promise((resolve) => b.once('reconnecting', resolve));
+    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await within(reconnecting, 5_000, 'the subscriber noticing');
+    await eventually(() => b.connectionStatus().subscriber === 'ready', 10_000, 'the subscriber reconnecting');
+    await eventually(async () => (await numsub(raw, channel)) === 1, 5_000, 'the channel subscribed again');
+    // One subscriber connection, one subscription: node-redis' own re-subscription and ours are one.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await numsub(raw, channel)).toBe(1);
+    expect((await connections(raw)).filter((c) => c['sub'] !== '0')).toHaveLength(1);
+    await held.unlock();
+    await within(waiting, 5_000, 'the waiter woken after the subscriber reconnected');
+    await wanted.unlock();
+  });
+
+  it('CLIENT KILL of the command connections: the next calls wait for the reconnect and succeed', async () => {
+    const mine = await connected();
+    const a = redisson(mine);
+    const name = uniqueName('nr-kill-cmd');
+    const lock = a.getLock(name);
+    await lock.lock();
+    const raw = suite.clients.raw();
+    const reconnecting = new Promise((resolve) => a.once('reconnecting', resolve));
+    // SKIPME yes (the default): the raw connection giving the command survives it.
+    await raw.call('CLIENT', 'KILL', 'TYPE', 'normal');
+    await within(reconnecting, 5_000, 'the command connection noticing');
+    await eventually(() => a.connectionStatus().command === 'ready', 10_000, 'the command connection back');
+    expect(await lock.isLocked()).toBe(true);
+    await lock.unlock();
+    expect(await lock.tryLock()).toBe(true);
+    await lock.unlock();
+  });
+
+  it('SCRIPT FLUSH: EVALSHA falls back to EVAL (NOSCRIPT) and the scripts run again', async () => {
+    const a = redisson(await connected());
+    const lock = a.getLock(uniqueName('nr-noscript'));
+    await lock.lock();
+    await lock.unlock();
+    const raw = suite.clients.raw();
+    const monitored = new Redis(suite.redis.url);
+    const monitor = await monitored.monitor();
+    const seen: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => seen.push(String(args[0]).toUpperCase()));
+    await raw.call('SCRIPT', 'FLUSH');
+    const scripts = (): string[] => seen.splice(0).filter((c) => c === 'EVALSHA' || c === 'EVAL');
+    await lock.lock();
+    expect(await lock.isLocked()).toBe(true);
+    await lock.unlock();
+    expect(await lock.isLocked()).toBe(false);
+    await eventually(() => seen.filter((c) => c === 'EVAL').length >= 2, 2_000, 'MONITOR lines');
+    // Each script's first run after the flush: EVALSHA, NOSCRIPT, then EVAL (which loads it)…
+    expect(scripts()).toEqual(['EVALSHA', 'EVAL', 'EVALSHA', 'EVAL']);
+    await lock.lock();
+    await lock.unlock();
+    await eventually(() => seen.length >= 2, 2_000, 'MONITOR lines');
+    // … and EVALSHA alone after that.
+    expect(scripts()).toEqual(['EVALSHA', 'EVALSHA']);
+    monitor.disconnect();
+    monitored.disconnect();
+  });
+});
+
+describe('node-redis forms the driver refuses', () => {
+  it('createCluster() and createSentinel() clients: RedissonConfigError naming what is supported', () => {
+    const cluster = createCluster({ rootNodes: [{ url: suite.redis.url }] });
+    const sentinel = createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] });
+    for (const redis of [cluster, sentinel]) {
+      const error = (() => {
+        try {
+          Redisson.create({ redis: redis as never });
+          return null;
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(RedissonConfigError);
+      expect((error as Error).message).toMatch(/does not support yet.*createClient\(\)/);
+    }
+  });
+
+  it('a client with a keyPrefix, an unknown driver, a bad URL: refused before connecting', () => {
+    const prefixed = createClient6({ url: suite.redis.url, keyPrefix: 'app:' });
+    expect(() => Redisson.create({ redis: prefixed as never })).toThrow(RedissonConfigError);
+    expect(() => Redisson.create({ redis: { driver: 'glide', url: suite.redis.url } as never })).toThrow(InvalidArgumentError);
+    expect(() => Redisson.create({ redis: { driver: 'node-redis', url: 'http://x' } })).toThrow(InvalidArgumentError);
+    expect(() => Redisson.create({ redis: { driver: 'node-redis', url: suite.redis.url, options: { keyPrefix: 'a:' } } })).toThrow(InvalidArgumentError);
+  });
+
+  it('a client passed in before connect() is connected by Redisson', async () => {
+    const c = createClient6({ url: suite.redis.url });
+    c.on('error', () => undefined);
+    made.push(c as unknown as AnyClient);
+    const r = Redisson.create({ redis: c, shortLeaseWarning: false });
+    redissons.push(r);
+    const lock = r.getLock(uniqueName('nr-lazy'));
+    expect(await lock.tryLock()).toBe(true);
+    await lock.unlock();
+    expect(c.isReady).toBe(true);
+  });
+});
