@@ -15,12 +15,34 @@ import { fileURLToPath } from 'node:url';
 import { countByTopology, RESULTS_DIR } from './driver-matrix.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// Rows of the node-redis leg that cannot apply to it, by name (a regex on vitest's full test names):
+const NODE_REDIS_EXCLUDED = [
+  // ioredis' keyPrefix (node-redis 6's applies to typed commands only, and the driver refuses it: use nameMapper)
+  'keyPrefix',
+  'prefix',
+  // the Sentinel and Cluster rows: node-redis' createSentinel/createCluster are refused (single server only)
+  '[Ss]entinel',
+  '[Cc]luster',
+].join('|');
 const LEGS = {
   ioredis6: { dir: 'node_modules/ioredis-6', protocol: undefined, label: 'RESP3 (its default)' },
   'ioredis6-resp2': { dir: 'node_modules/ioredis-6', protocol: '2', label: 'RESP2 (`protocol: 2`)' },
   // Always the fast behaviour subset (no script files): iovalkey parses replies with the same redis-parser 3
   // as ioredis 5, and a script's reply does not depend on the client (driver.test.ts pins the shapes on it).
   iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false, label: 'RESP2 (its only one)' },
+  // node-redis 6 (`redis` 6.4.0, RESP3 by default): every Redisson.create of the suites, and of the processes they
+  // fork, connects through it (REDISSON_TEST_DRIVER, test/support/driverLeg.ts); the tests' own raw connections
+  // stay on ioredis 5. Its own driver file replaces test/package/driver.test.ts (which checks ioredis copies).
+  'node-redis': {
+    dir: 'node_modules/ioredis',
+    driverDir: 'node_modules/redis',
+    protocol: undefined,
+    label: 'RESP3 (its default)',
+    config: 'test/package/node-redis.config.ts',
+    env: { REDISSON_TEST_DRIVER: 'node-redis' },
+    driverFile: 'test/drivers/nodeRedis',
+    exclude: NODE_REDIS_EXCLUDED,
+  },
 };
 // --fast: the subset to fall back on when CI time is short — no script files (a script's reply does not
 // depend on the protocol: test/package/driver.test.ts pins the shapes) and no interop part (the data written
@@ -33,21 +55,22 @@ if (!spec) {
   console.error(`usage: node scripts/driver-leg.mjs <${Object.keys(LEGS).join('|')}> [--fast] [vitest args…]`);
   process.exit(2);
 }
-const CONFIG = 'test/package/ioredis6.config.ts';
+const CONFIG = spec.config ?? 'test/package/ioredis6.config.ts';
 const INTEROP_ROWS = String.raw`redis-server (wake-[a-z]+|queries|non-owner-unlock|reentrancy|force-unlock|watchdog|crash|load|shared-object|wire|rw-[a-z-]+|fair-[a-z]+|sem-[a-z]+|latch-[a-z]+) \[`;
 const PARTS = [
   {
     name: 'behaviour',
-    args: ['test/package/driver', 'test/locks/', 'test/sync/', 'test/pubsub/', ...(fast || spec.scripts === false ? [] : ['test/lua/']), ...(spec.exclude ? ['-t', `^(?!.*${spec.exclude})`] : [])],
+    args: [spec.driverFile ?? 'test/package/driver', 'test/locks/', 'test/sync/', 'test/pubsub/', ...(fast || spec.scripts === false ? [] : ['test/lua/']), ...(spec.exclude ? ['-t', `^(?!.*${spec.exclude})`] : [])],
   },
-  { name: 'faults: CLIENT KILL, restart', args: ['test/faults/faults.history', '-t', 'CLIENT KILL|restart'] },
-  { name: 'interop 4.7.0: RLock, FairLock, RW, Semaphore, latch', args: ['test/interop/rlock-4.7.0', '-t', INTEROP_ROWS] },
+  { name: 'faults: CLIENT KILL, restart', args: ['test/faults/faults.history', '-t', spec.exclude ? `^(?!.*${spec.exclude}).*(CLIENT KILL|restart)` : 'CLIENT KILL|restart'] },
+  { name: 'interop 4.7.0: RLock, FairLock, RW, Semaphore, latch', args: ['test/interop/rlock-4.7.0', '-t', spec.exclude ? `^(?!.*${spec.exclude}).*${INTEROP_ROWS}` : INTEROP_ROWS] },
 ];
 
 const env = {
   ...process.env,
   IOREDIS_DIR: fileURLToPath(new URL(`../${spec.dir}`, import.meta.url)),
   DRIVER_LEG: leg,
+  ...spec.env,
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${fileURLToPath(new URL('../test/support/ioredisSwap.mjs', import.meta.url))}`.trim(),
 };
 if (spec.protocol) env.REDIS_PROTOCOL = spec.protocol;
@@ -78,7 +101,7 @@ console.log(`${leg}: ${results.reduce((s, r) => s + r.seconds, 0)} s in all`);
 // Worker counts do not change what ran; any other argument (a file, a `-t` filter) makes the run partial.
 const partial = extra.some((a) => !/^--(max|min)Workers(=|$)/.test(a) && !/^\d+$/.test(a));
 if (!fast && !partial) {
-  const pkg = JSON.parse(readFileSync(join(env.IOREDIS_DIR, 'package.json'), 'utf8'));
+  const pkg = JSON.parse(readFileSync(join(spec.driverDir ? fileURLToPath(new URL(`../${spec.driverDir}`, import.meta.url)) : env.IOREDIS_DIR, 'package.json'), 'utf8'));
   mkdirSync(RESULTS_DIR, { recursive: true });
   const record = {
     leg,

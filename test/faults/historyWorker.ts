@@ -9,6 +9,8 @@
  * Errors are data, not the end of the run: a rejected `lock()`, GET/SET or `unlock()` is logged and the
  * loop goes on (ioredis reconnects by itself). The process leaves when the parent goes away.
  */
+// The node-redis leg's connections (REDISSON_TEST_DRIVER=node-redis); nothing otherwise.
+import '../support/driverLeg.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
 import { Redisson, RedissonError } from '../../src/index.js';

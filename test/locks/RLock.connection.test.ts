@@ -25,7 +25,7 @@ it('with Redis down, every call fails within `timeout` with RedisConnectionError
   await server.kill();
   // A command written before the client saw the socket close is a ConnectionLostError (it may have run);
   // from the moment the client knows Redis is away, nothing is sent.
-  await eventually(() => client.redis.status !== 'ready', 5_000, 'the client noticing');
+  await eventually(() => client.connectionStatus().command !== 'ready', 5_000, 'the client noticing');
   try {
     for (const call of [() => lock.tryLock(), () => lock.isLocked(), () => lock.lock(), () => lock.tryLock(100)]) {
       const started = performance.now();
@@ -42,7 +42,7 @@ it('with Redis down, every call fails within `timeout` with RedisConnectionError
   } finally {
     await server.restart();
   }
-  await eventually(() => client.redis.status === 'ready', 10_000, 'the client reconnecting');
+  await eventually(() => client.connectionStatus().command === 'ready', 10_000, 'the client reconnecting');
   expect(await lock.tryLock()).toBe(true);
   await lock.unlock();
 });

@@ -10,6 +10,8 @@
  * - `hold`: `lock()` with the watchdog (`lockWatchdogTimeout`), reports `locked` with its field, then idles
  *   until killed.
  */
+// The node-redis leg's connections (REDISSON_TEST_DRIVER=node-redis); nothing otherwise.
+import '../support/driverLeg.js';
 import { Redisson } from '../../src/index.js';
 
 export interface QueueOptions {

@@ -56,10 +56,12 @@ export class NodeRedisConnection implements CommandConnection {
   readonly keyPrefix = '';
   readonly maxRetriesPerRequest = null;
   readonly #state: ClientState;
+  // Scripts sent on the current socket (by EVAL, or EVALSHA answered): forgotten on every reconnect.
+  readonly #loaded = new Set<LuaScriptId>();
 
   /** @param client a single-server node-redis client (connected or connecting). */
   constructor(readonly client: NodeRedisClient) {
-    this.#state = new ClientState(client);
+    this.#state = new ClientState(client, { before: () => this.#loaded.clear() });
   }
 
   get status(): ConnectionStatus {
@@ -88,13 +90,26 @@ export class NodeRedisConnection implements CommandConnection {
     return this.client.sendCommand(args, OPTIONS);
   }
 
-  async evalScript(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): Promise<unknown> {
+  /**
+   * The script as EVAL the first time on a socket (which loads it), then as EVALSHA. Only after a NOSCRIPT reply
+   * (a SCRIPT FLUSH, a server restarted under a socket we did not see close) is a call sent a second time, as
+   * EVAL: sending EVALSHA first on a new socket would put that second command after the executor's reply timer,
+   * past the point where an acquire whose reply was lost is checked (an undo reading Redis before it ran).
+   */
+  #scriptArgs(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): { first: (string | Buffer)[]; fallback: (string | Buffer)[] | null } {
     const evalSha = evalShaArgs(id, keys, args);
+    if (this.#loaded.has(id)) return { first: evalSha, fallback: asEval(id, evalSha) };
+    this.#loaded.add(id);
+    return { first: asEval(id, evalSha), fallback: null };
+  }
+
+  async evalScript(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): Promise<unknown> {
+    const { first, fallback } = this.#scriptArgs(id, keys, args);
     try {
-      return await this.#send(evalSha);
+      return await this.#send(first);
     } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return this.#send(asEval(id, evalSha));
+      if (fallback === null || !isNoScript(error)) throw error;
+      return this.#send(fallback);
     }
   }
 
@@ -107,13 +122,13 @@ export class NodeRedisConnection implements CommandConnection {
       if (wait.status === 'rejected') throw wait.reason;
       return [reply.value, Number(wait.value)] as const;
     };
-    const evalSha = evalShaArgs(id, keys, args);
+    const { first, fallback } = this.#scriptArgs(id, keys, args);
     try {
-      return await pair(evalSha);
+      return await pair(first);
     } catch (error) {
       // The script did not run (its WAIT did, for nothing): again with the source.
-      if (!isNoScript(error)) throw error;
-      return pair(asEval(id, evalSha));
+      if (fallback === null || !isNoScript(error)) throw error;
+      return pair(fallback);
     }
   }
 

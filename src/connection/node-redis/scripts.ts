@@ -1,7 +1,8 @@
 /**
- * Our Lua scripts on node-redis: EVALSHA, and on a NOSCRIPT reply the same call once as EVAL (which loads the
- * script on that server), per command — the rule node-redis' own `defineScript` follows, done here through
- * `sendCommand` so that it works on a client we did not create (its scripts are fixed when it is created).
+ * Our Lua scripts on node-redis, as `sendCommand` arguments: EVAL the first time on a socket, EVALSHA after, and
+ * on a NOSCRIPT reply the same call once as EVAL (see `NodeRedisConnection`) — ioredis' rule for its
+ * `defineCommand` scripts, done here by hand so that it works on a client we did not create (node-redis' own
+ * `scripts` are fixed when a client is created).
  */
 import { createHash } from 'node:crypto';
 import { IllegalStateError } from '../../errors.js';

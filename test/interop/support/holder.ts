@@ -6,6 +6,8 @@
  *
  * Prints one JSON line `{"clientId":…,"threadId":…}` once the lock is held.
  */
+// The node-redis leg's connections (REDISSON_TEST_DRIVER=node-redis); nothing otherwise.
+import '../../support/driverLeg.js';
 import { Redisson } from '../../../src/index.js';
 
 const [url, name, watchdog] = process.argv.slice(2);
