@@ -438,7 +438,7 @@ describe('RLock faults', () => {
     expect(lostEvents).toEqual([]);
 
     await server.restart();
-    await eventually(() => a.redis.status === 'ready', 15_000, 'the client reconnecting');
+    await eventually(() => a.connectionStatus().command === 'ready', 15_000, 'the client reconnecting');
 
     expect(await within(lock.tryLock(5_000), 15_000, 'tryLock after the restart')).toBe(true);
     expect(await lock.getHoldCount()).toBe(1);

@@ -12,6 +12,7 @@
  */
 // The node-redis leg's connections (REDISSON_TEST_DRIVER=node-redis); nothing otherwise.
 import '../support/driverLeg.js';
+import { Redis } from 'ioredis';
 import { Redisson } from '../../src/index.js';
 
 export interface QueueOptions {
@@ -37,7 +38,9 @@ function send(message: Record<string, unknown>): Promise<void> {
 async function queue(o: QueueOptions): Promise<void> {
   const client = Redisson.create({ redis: o.url });
   const locks = Array.from({ length: o.waiters }, () => client.getFairLock(o.name));
-  await client.redis.ping();
+  // The log is written on a connection of its own: the client's may be another driver's (the node-redis leg).
+  const log = new Redis(o.url);
+  await client.ping();
   process.on('message', (m: unknown) => {
     const { type, index } = m as { type?: unknown; index?: unknown };
     const lock = typeof index === 'number' ? locks[index] : undefined;
@@ -46,7 +49,7 @@ async function queue(o: QueueOptions): Promise<void> {
     void (async () => {
       await lock.lock();
       try {
-        await client.redis.rpush(o.logKey, field);
+        await log.rpush(o.logKey, field);
       } finally {
         await lock.unlock();
       }
