@@ -3,12 +3,13 @@
  * clients; for a lock, a semaphore and a fair lock, the second client waits (subscribed to the
  * primitive's channel) until the first releases, so the wake-up travels through the installed driver's
  * pub/sub. With ioredis the clients are given the URL; with iovalkey, an iovalkey `Redis` each (what a
- * Valkey user does: Redisson duplicates it, so every connection of the client is iovalkey's). Prints one JSON
- * line ({@link DriverAppReport}).
+ * Valkey user does: Redisson duplicates it, so every connection of the client is iovalkey's); with node-redis
+ * (`redis`), a `createClient()` client each, one connected by the app and one left for Redisson to connect.
+ * Prints one JSON line ({@link DriverAppReport}).
  */
 
 /** The client libraries the app can be written for. */
-export type AppDriver = 'ioredis' | 'iovalkey';
+export type AppDriver = 'ioredis' | 'iovalkey' | 'redis';
 
 /** What the app prints. */
 export interface DriverAppReport {
@@ -26,20 +27,29 @@ export const DRIVER_APP = 'app.mjs';
 /** The app's source for `driver`. */
 export function driverAppSource(driver: AppDriver): string {
   const connect = driver === 'ioredis' ? 'url' : 'new Redis(url)';
+  const setup =
+    driver === 'redis'
+      ? `import { createClient } from 'redis';
+const raw = await createClient({ url }).connect();
+const call = (...args) => raw.sendCommand(args.map(String));
+const given = [await createClient({ url }).connect(), createClient({ url })];
+const close = (redis) => redis.destroy();`
+      : `import { Redis } from '${driver}';
+const raw = new Redis(url);
+const call = (...args) => raw.call(...args);
+const given = [${connect}, ${connect}];
+const close = (redis) => redis.disconnect();`;
   return `import { createRequire } from 'node:module';
-import { Redis } from '${driver}';
 import { Redisson } from 'redisson-ts';
-
 const url = String(process.env.REDIS_URL);
 const name = String(process.env.LOCK_NAME);
-const raw = new Redis(url);
-const given = [${connect}, ${connect}];
+${setup}
 const [holder, waiter] = given.map((redis) => Redisson.create({ redis }));
 
 // Resolves once someone is subscribed to a channel naming \`key\`: the waiter is parked.
 async function parked(key) {
   for (let i = 0; i < 3000; i++) {
-    const channels = await raw.pubsub('CHANNELS', '*' + key + '*');
+    const channels = await call('PUBSUB', 'CHANNELS', '*' + key + '*');
     if (channels.length > 0) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -63,19 +73,19 @@ async function handOff(key, make, take, give, held) {
 
 try {
   const lockName = name + ':lock';
-  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && (await raw.exists(lockName)) === 0;
+  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', lockName)) === 0;
   const semName = name + ':semaphore';
   const sem = holder.getSemaphore(semName);
   await sem.trySetPermits(1);
   const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
   const fairName = name + ':fair';
-  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && (await raw.exists(fairName)) === 0;
+  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', fairName)) === 0;
   const version = createRequire(import.meta.url)('${driver}/package.json').version;
-  const resp = /resp=(\\d)/.exec(await raw.call('CLIENT', 'INFO'))[1];
+  const resp = /resp=(\\d)/.exec(await call('CLIENT', 'INFO'))[1];
   console.log(JSON.stringify({ driver: '${driver}', version, resp, woken: { lock, semaphore, fairLock } }));
 } finally {
   await Promise.all([holder.shutdown(), waiter.shutdown()]);
-  for (const redis of [raw, ...given]) if (typeof redis !== 'string') redis.disconnect();
+  for (const redis of [raw, ...given]) if (typeof redis !== 'string') close(redis);
 }
 `;
 }

@@ -6,7 +6,8 @@
  * the installed driver's pub/sub, and reports which driver and protocol it ran (ioredis 6: RESP3, its
  * default; iovalkey: RESP2 only). The iovalkey app installs ioredis too, for the types our declarations name;
  * an app with iovalkey alone runs without ioredis (an optional peer, loaded only for connections made from a URL,
- * options or nodes).
+ * options or nodes). `npm install <tarball> redis@<pinned 6.x>` (node-redis, the other optional peer) likewise,
+ * with no ioredis installed: its app hands `createClient()` clients to Redisson.create.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, '
 const SIX = versionOf('ioredis-6');
 const FLOOR = versionOf('ioredis-lowest');
 const VALKEY = versionOf('iovalkey');
+const NODE_REDIS = versionOf('redis');
 // What npm prints when the peer range does not admit the ioredis installed beside us.
 const PEER_TROUBLE = /ERESOLVE|peer dep|overriding peer|Conflicting peer|invalid: /i;
 
@@ -85,7 +87,7 @@ async function runApp(dir: string): Promise<DriverAppReport> {
 // copied classes, and ioredis 6's new ones): the `redis` option also takes the ioredis-shaped members we use,
 // declared structurally, so iovalkey's Redis, Cluster and options type-check without a cast.
 const TYPED_OPTIONS = { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] };
-const typedApp = (driver: AppDriver): string => `import { Cluster, Redis, type RedisOptions } from '${driver}';
+const typedApp = (driver: AppDriver): string => driver === 'redis' ? TYPED_NODE_REDIS : `import { Cluster, Redis, type RedisOptions } from '${driver}';
 import { Redisson, type RLock } from 'redisson-ts';
 
 const options: RedisOptions = { host: '127.0.0.1', port: 6379, lazyConnect: true };
@@ -99,12 +101,25 @@ const lock: RLock = (clients[0] as Redisson).getLock('typed');
 export { lock };
 `;
 
+// node-redis: a createClient() client (whose generic type is not ioredis') and the explicit driver choice.
+const TYPED_NODE_REDIS = `import { createClient } from 'redis';
+import { Redisson, type RLock } from 'redisson-ts';
+
+const clients: Redisson[] = [
+  Redisson.create({ redis: createClient({ url: 'redis://127.0.0.1:6379' }) }),
+  Redisson.create({ redis: { driver: 'node-redis', url: 'redis://127.0.0.1:6379', options: { RESP: 2 } } }),
+];
+const lock: RLock = (clients[0] as Redisson).getLock('typed');
+export { lock };
+`;
+
 const installs = new Map<string, Result>();
 
 const APPS = [
   { dir: 'ioredis6', driver: 'ioredis', version: SIX, resp: '3' },
   { dir: 'ioredis5', driver: 'ioredis', version: FLOOR, resp: '2' },
   { dir: 'iovalkey', driver: 'iovalkey', version: VALKEY, resp: '2' },
+  { dir: 'redis6', driver: 'redis', version: NODE_REDIS, resp: '3' },
 ] as const;
 
 beforeAll(async () => {
