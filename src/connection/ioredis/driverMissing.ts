@@ -2,8 +2,9 @@
 import { RedisDriverMissingError } from '../../errors.js';
 
 const MESSAGE =
-  'redisson-ts needs a Redis client library beside it, and none is installed: run `npm install ioredis` ' +
-  '(ioredis 5.9+ or 6). The `redis` package (node-redis, `npm install redis`) is not supported as a driver yet.';
+  'redisson-ts needs a Redis client library beside it to connect from a URL or options, and ioredis is not ' +
+  'installed: run `npm install ioredis` (ioredis 5.9+ or 6), or `npm install redis` (node-redis 5.12+ or 6) and ' +
+  "pass a `createClient()` client or `{ driver: 'node-redis', url }` as `redis`.";
 
 /** Whether `error`, thrown by loading `name`, says the package is not installed (Node, Jest, Bun, Deno, webpack). */
 export function isModuleMissing(error: unknown, name: string): boolean {
