@@ -97,6 +97,18 @@ export interface SubscriberConnection extends ConnectionEventSource {
   unsubscribe(channel: string): Promise<unknown>;
   /** Calls `listener` for every message on a subscribed channel (classic or sharded). */
   onMessage(listener: (channel: string, message: string) => void): void;
+  /**
+   * PSUBSCRIBE `pattern` (never prefixed, never sharded: keyspace notifications are classic pub/sub). Keyspace
+   * notifications are node-local, so in a cluster the driver subscribes the pattern on every master (and on a
+   * master that joins later), as Redisson's `PublishSubscribeService.psubscribe` does for `__keyspace`/`__keyevent`
+   * patterns; it resolves once every master confirmed it. Like `subscribe`, not replayed by the driver: the
+   * owner psubscribes again on every `ready`.
+   */
+  psubscribe(pattern: string): Promise<unknown>;
+  /** PUNSUBSCRIBE `pattern` (on every master in a cluster). */
+  punsubscribe(pattern: string): Promise<unknown>;
+  /** Calls `listener` for every message matching a subscribed pattern (from any master in a cluster). */
+  onPatternMessage(listener: (pattern: string, channel: string, message: string) => void): void;
   /** QUIT when connected (at most `timeoutMs`), else drop the socket; resolves once no socket or timer is left. */
   close(timeoutMs: number): Promise<void>;
 }
