@@ -84,7 +84,7 @@ const CASES: readonly Case[] = [
 
 const numpat = async (): Promise<number> => Number(await raw.call('PUBSUB', 'NUMPAT'));
 const patterns = async (): Promise<string[]> => {
-  const list = (await raw.client('LIST', 'TYPE', 'pubsub')) as string;
+  const list = (await raw.call('CLIENT', 'LIST', 'TYPE', 'pubsub')) as string;
   return list.split('\n').filter((l) => /\bpsub=[1-9]/.test(l));
 };
 
