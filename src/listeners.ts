@@ -13,7 +13,10 @@ import { InvalidArgumentError, KeyspaceNotificationsDisabledError } from './erro
  * the server's `notify-keyspace-events` must contain `E` and `x` (or `A`).
  */
 export interface ExpiredObjectListener {
-  /** @param name the object's key (its name as mapped by the client's NameMapper). */
+  /**
+   * Called once per expiry of the object's key.
+   * @param name the object's key (its name as mapped by the client's NameMapper).
+   */
   onExpired(name: string): void;
 }
 
@@ -22,7 +25,10 @@ export interface ExpiredObjectListener {
  * Redisson's `DeletedObjectListener`; `notify-keyspace-events` must contain `E` and `g` (or `A`).
  */
 export interface DeletedObjectListener {
-  /** @param name the object's key (its name as mapped by the client's NameMapper). */
+  /**
+   * Called once per deletion of the object's key.
+   * @param name the object's key (its name as mapped by the client's NameMapper).
+   */
   onDeleted(name: string): void;
 }
 
