@@ -264,6 +264,30 @@ describe('listeners', () => {
     expect(deleted).toEqual([name]);
   });
 
+  it('a listener that throws is reported as a process warning; the other listeners are still called', async () => {
+    const client = clients.client();
+    const name = uniqueName('lsn');
+    const lock = client.getLock(name);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): number => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const calls: string[] = [];
+      await lock.addListener({
+        onDeleted: () => {
+          throw new Error('listener bug');
+        },
+      });
+      await lock.addListener({ onDeleted: (n) => calls.push(n) });
+      await lock.lock(LEASE);
+      await lock.forceUnlock();
+      await eventually(() => calls.length === 1 && warnings.length === 1, 5_000, 'the second listener and the warning');
+      expect(warnings[0]).toMatchObject({ code: 'REDISSON_LISTENER_ERROR', message: expect.stringContaining('listener bug') as unknown });
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('shutdown() leaves no pattern subscribed; addListener after it throws', async () => {
     const client = clients.client();
     const lock = client.getLock(uniqueName('lsn'));
