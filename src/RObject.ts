@@ -103,7 +103,7 @@ export abstract class RObject {
   async addListener(listener: ObjectListener): Promise<number> {
     const kind = listenerKind(listener);
     this.ctx.ensureOpen();
-    await checkNotifications(this.ctx, this.#name, kind);
+    await checkNotifications(this.ctx, this.#name, this.rawName, kind);
     // The event's message is the key as stored, driver keyPrefix included.
     const key = this.ctx.executor.connection.keyPrefix + this.rawName;
     const name = this.rawName;

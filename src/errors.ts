@@ -530,7 +530,7 @@ function wholeKeyReason(name: string): string {
  * `addListener()` of an object (an `ExpiredObjectListener` or `DeletedObjectListener`) on a server whose
  * `notify-keyspace-events` setting lacks what the listener needs, so it would never be called: `E` (keyevent
  * notifications) and `x` (expired) or `g` (generic commands, for `del`), or `A` for all classes. Checked with
- * `CONFIG GET notify-keyspace-events` before anything is subscribed (on every master of a cluster); where CONFIG
+ * `CONFIG GET notify-keyspace-events` before anything is subscribed (in a cluster, on the master of the object's slot); where CONFIG
  * is not permitted (an ACL, a managed service that renames it) the check is skipped, as Redisson never makes it.
  * Java Redisson does not check: its listener is silently never called.
  */

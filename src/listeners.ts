@@ -86,15 +86,19 @@ export function notificationsEnable(setting: string, flags: string): boolean {
 }
 
 /**
- * Checks with `CONFIG GET notify-keyspace-events` that the server publishes `kind`'s event. A server that
- * refuses CONFIG (an ACL without `+config|get`, a managed service that renames it) is not checked: the
- * listener is added, as Redisson always does.
+ * Checks with `CONFIG GET notify-keyspace-events` that the server holding `rawName` (in a cluster, the master of
+ * its slot: the node that publishes its events) publishes `kind`'s event. A server that refuses CONFIG (an ACL
+ * without `+config|get`, a managed service that renames it) is not checked: the listener is added, as Redisson
+ * always does.
  * @throws KeyspaceNotificationsDisabledError when it does not.
  */
-export async function checkNotifications(ctx: ClientContext, objectName: string, kind: ListenerKind): Promise<void> {
+export async function checkNotifications(ctx: ClientContext, objectName: string, rawName: string, kind: ListenerKind): Promise<void> {
+  const connection = ctx.executor.connection;
+  const master = connection.masterOf(rawName);
+  const send = master === undefined ? undefined : connection.commandOn(master);
   let reply: unknown;
   try {
-    reply = await ctx.executor.command('CONFIG', 'GET', 'notify-keyspace-events');
+    reply = await ctx.executor.run((c) => (send ?? c.call.bind(c))('CONFIG', 'GET', 'notify-keyspace-events'));
   } catch (error) {
     if (isServerRefusal(error)) return;
     throw error;
@@ -104,6 +108,6 @@ export async function checkNotifications(ctx: ClientContext, objectName: string,
   if (typeof value !== 'string' && !Buffer.isBuffer(value)) return;
   const setting = String(value);
   if (!notificationsEnable(setting, kind.flags)) {
-    throw new KeyspaceNotificationsDisabledError(objectName, kind.event, kind.flags, setting, ctx.executor.address);
+    throw new KeyspaceNotificationsDisabledError(objectName, kind.event, kind.flags, setting, master === undefined || master === '' ? ctx.executor.address : master);
   }
 }

@@ -73,6 +73,11 @@ export interface CommandConnection extends ConnectionEventSource {
    * connection to it.
    */
   infoOf(master: string): ((section: string) => Promise<string>) | undefined;
+  /**
+   * How to send a keyless command (`CONFIG GET …`) to `master` (as {@link masterOf} names it), or `undefined` when
+   * the driver has no connection to it. On a single server or Sentinel master (`''`), the command connection.
+   */
+  commandOn(master: string): ((name: string, ...args: CommandArg[]) => Promise<unknown>) | undefined;
   /** Asks the cluster for its slot map again (after a MOVED); resolves at once elsewhere. */
   refreshTopology(): Promise<void>;
   /** Calls `listener` when the topology may have changed (a cluster's slot map refreshed); returns the off switch. */

@@ -87,6 +87,24 @@ describe('listeners in a cluster', () => {
     for (const port of names.keys()) expect(await numpat(port)).toBe(0);
   }, 60_000);
 
+  it("the notifications check reads the master of the object's slot: off there, KeyspaceNotificationsDisabledError naming it", async () => {
+    const c = client();
+    const names = [...(await namesOnEveryMaster()).entries()];
+    const [[offPort, offName], [onPort, onName]] = names as [[number, string], [number, string]];
+    await node(offPort).config('SET', 'notify-keyspace-events', '');
+    try {
+      await expect(c.getLock(offName).addListener({ onDeleted: () => undefined })).rejects.toMatchObject({
+        code: 'ERR_REDISSON_KEYSPACE_NOTIFICATIONS_DISABLED',
+        server: `127.0.0.1:${offPort}`,
+      });
+      const id = await c.getLock(onName).addListener({ onDeleted: () => undefined });
+      expect(await numpat(onPort)).toBe(1);
+      await c.getLock(onName).removeListener(id);
+    } finally {
+      await node(offPort).config('SET', 'notify-keyspace-events', 'Egx');
+    }
+  });
+
   it('after CLUSTER FAILOVER the promoted replica has the pattern and its events reach the listener', async () => {
     const c = client();
     const name = uniqueName('lsn');
