@@ -11,6 +11,10 @@
  * the connection is `ready`; on every `ready` each channel that has waiters is subscribed again (and its
  * waiters woken once the server confirms it, since messages may have been missed); an UNSUBSCRIBE is
  * only written for a SUBSCRIBE already on the same socket, so it can never overtake it.
+ *
+ * Patterns (the RObject listeners' keyspace notifications) follow the same rules: one PSUBSCRIBE per pattern
+ * shared by its listeners, written only when ready, written again on every `ready`, and a PUNSUBSCRIBE only
+ * after a PSUBSCRIBE on the same socket.
  */
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
@@ -429,7 +433,10 @@ export class PublishSubscribe {
     }
   }
 
-  /** Writes a SUBSCRIBE for every channel with waiters that the current socket lacks. Only when ready. */
+  /**
+   * Writes a PSUBSCRIBE for every pattern with listeners and a SUBSCRIBE for every channel with waiters that the
+   * current socket lacks. Only when ready.
+   */
   private reconcile(): void {
     if (!this.live || this.closed) return;
     for (const [pattern, entry] of this.patterns) {
