@@ -219,6 +219,22 @@ describe('listeners', () => {
     }
   });
 
+  it('PSUBSCRIBE refused by an ACL (no pattern allowed): addListener rejects with the server\'s NOPERM at once, nothing left', async () => {
+    const user = uniqueName('u').replace(':', '_');
+    await raw.call('ACL', 'SETUSER', user, 'on', '>pw', '~*', 'resetchannels', '&redisson_lock__channel*', '+@all');
+    const url = new URL(suite.redis.url);
+    try {
+      const client = clients.client({ redis: { host: url.hostname, port: Number(url.port), username: user, password: 'pw' }, subscriptionTimeout: 60_000 });
+      const lock = client.getLock(uniqueName('lsn'));
+      const started = Date.now();
+      await expect(lock.addListener({ onDeleted: () => undefined })).rejects.toThrow(/NOPERM/);
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(await numpat()).toBe(0);
+    } finally {
+      await raw.call('ACL', 'DELUSER', user);
+    }
+  });
+
   it('the subscriber connection killed (CLIENT KILL TYPE pubsub): the patterns are subscribed again and events still delivered', async () => {
     const client = clients.client();
     const name = uniqueName('lsn');
