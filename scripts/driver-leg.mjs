@@ -40,7 +40,7 @@ const LEGS = {
   iovalkey: { dir: 'node_modules/iovalkey', protocol: undefined, scripts: false, label: 'RESP2 (its only one)' },
   // node-redis 6 (`redis` 6.4.0, RESP3 by default): every Redisson.create of the suites, and of the processes they
   // fork, connects through it (REDISSON_TEST_DRIVER, test/support/driverLeg.ts); the tests' own raw connections
-  // stay on ioredis 5. Its own driver file replaces test/package/driver.test.ts (which checks ioredis copies).
+  // stay on ioredis 5.
   'node-redis': {
     dir: 'node_modules/ioredis',
     driverDir: 'node_modules/redis',
@@ -48,7 +48,9 @@ const LEGS = {
     label: 'RESP3 (its default)',
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis' },
-    driverFile: 'test/drivers/nodeRedis',
+    // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), and the
+    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too)
+    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners'],
     exclude: NODE_REDIS_EXCLUDED,
   },
 };
@@ -68,7 +70,7 @@ const INTEROP_ROWS = String.raw`redis-server (wake-[a-z]+|queries|non-owner-unlo
 const PARTS = [
   {
     name: 'behaviour',
-    args: [spec.driverFile ?? 'test/package/driver', 'test/locks/', 'test/sync/', 'test/pubsub/', ...(fast || spec.scripts === false ? [] : ['test/lua/']), ...(spec.exclude ? ['-t', `^(?!.*(?:${spec.exclude}))`] : [])],
+    args: [...(spec.driverFiles ?? ['test/package/driver']), 'test/locks/', 'test/sync/', 'test/pubsub/', ...(fast || spec.scripts === false ? [] : ['test/lua/']), ...(spec.exclude ? ['-t', `^(?!.*(?:${spec.exclude}))`] : [])],
   },
   { name: 'faults: CLIENT KILL, restart', args: ['test/faults/faults.history', '-t', spec.exclude ? `^(?!.*(?:${spec.exclude})).*(CLIENT KILL|restart)` : 'CLIENT KILL|restart'] },
   { name: 'interop 4.7.0: RLock, FairLock, RW, Semaphore, latch', args: ['test/interop/rlock-4.7.0', '-t', spec.exclude ? `^(?!.*(?:${spec.exclude})).*${INTEROP_ROWS}` : INTEROP_ROWS] },

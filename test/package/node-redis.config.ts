@@ -12,7 +12,8 @@ export default defineConfig({
   ...legs,
   test: {
     ...legs.test,
-    include: [...Object.values(DRIVER_LEG_FILES).flat(), 'test/drivers/nodeRedis.test.ts'],
+    // Its own driver file, and the keyspace-notification listeners (pattern subscriptions on node-redis).
+    include: [...Object.values(DRIVER_LEG_FILES).flat(), 'test/drivers/nodeRedis.test.ts', 'test/objects/RObject.listeners.test.ts'],
     setupFiles: [...(legs.test?.setupFiles as string[]), fileURLToPath(new URL('./nodeRedisLeg.ts', import.meta.url))],
   },
 });

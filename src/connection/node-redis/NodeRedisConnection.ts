@@ -146,6 +146,10 @@ export class NodeRedisConnection implements CommandConnection {
     return async (section) => String(await this.#send(['INFO', section]));
   }
 
+  commandOn(): (name: string, ...args: CommandArg[]) => Promise<unknown> {
+    return (name, ...args) => this.call(name, ...args);
+  }
+
   refreshTopology(): Promise<void> {
     return Promise.resolve();
   }

@@ -29,6 +29,8 @@ export interface NodeRedisClient {
   sendCommand(args: readonly (string | Buffer)[], options?: NodeRedisCommandOptions): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
   unsubscribe(channel: string, listener?: (message: string, channel: string) => void): Promise<void>;
+  pSubscribe(pattern: string, listener: (message: string, channel: string) => void): Promise<void>;
+  pUnsubscribe(pattern: string, listener?: (message: string, channel: string) => void): Promise<void>;
   /** Closes after the pending commands were answered. */
   close(): Promise<void>;
   /** Closes at once, rejecting pending commands. */
