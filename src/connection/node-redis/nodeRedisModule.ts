@@ -13,5 +13,5 @@ export interface NodeRedisModule {
 }
 
 export function loadNodeRedis(): NodeRedisModule {
-  return redis as unknown as NodeRedisModule;
+  return redis;
 }

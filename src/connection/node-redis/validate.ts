@@ -25,7 +25,7 @@ export function checkNodeRedisOption(redis: object): boolean {
     return true;
   }
   if (!isNodeRedisOptions(redis)) {
-    if ('driver' in redis) throw new InvalidArgumentError(`Expected \`redis.driver\` to be 'node-redis', got ${JSON.stringify((redis as { driver: unknown }).driver)}`);
+    if ('driver' in redis) throw new InvalidArgumentError(`Expected \`redis.driver\` to be 'node-redis', got ${JSON.stringify(redis.driver)}`);
     return false;
   }
   for (const key of Object.keys(redis)) {
@@ -33,7 +33,7 @@ export function checkNodeRedisOption(redis: object): boolean {
   }
   const { url, options } = redis as { url?: unknown; options?: unknown };
   if (url !== undefined) {
-    let parsed: URL | null = null;
+    let parsed: URL | null;
     try {
       parsed = typeof url === 'string' ? new URL(url) : null;
     } catch {
