@@ -358,6 +358,7 @@ const COLORS: Record<ImplName, string> = {
   'redisson-ts': '#d62728',
   'redisson-ts@ioredis6': '#e377c2',
   'redisson-ts@iovalkey': '#8c564b',
+  'redisson-ts@node-redis': '#bcbd22',
   'node-redisson': '#9467bd',
   'redis-semaphore': '#1f77b4',
   redlock: '#2ca02c',

@@ -163,7 +163,7 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
   });
 
   // Issue 25/29: no driver slower than ioredis (the default client, `redisson-ts`), in the same run.
-  for (const driver of ['redisson-ts@ioredis6', 'redisson-ts@iovalkey'] as const satisfies readonly ImplName[]) {
+  for (const driver of ['redisson-ts@ioredis6', 'redisson-ts@iovalkey', 'redisson-ts@node-redis'] as const satisfies readonly ImplName[]) {
     const theirPair = res.uncontended?.rows[driver]?.pair.p50 ?? NaN;
     const theirHandoff = res.handoff?.rows[driver]?.p50 ?? NaN;
     const at16 = (impl: ImplName): number => res.contention?.[impl]?.find((r) => r.workers === 16)?.opsPerSec ?? NaN;

@@ -3,7 +3,7 @@ import { bareProtocol } from './bareProtocol.js';
 import { javaRedisson } from './javaRedisson.js';
 import { nodeRedisson } from './nodeRedisson.js';
 import { redisSemaphore } from './redisSemaphore.js';
-import { redissonTs, redissonTsIoredis6, redissonTsIovalkey } from './redissonTs.js';
+import { redissonTs, redissonTsIoredis6, redissonTsIovalkey, redissonTsNodeRedis } from './redissonTs.js';
 import { redlock } from './redlock.js';
 import type { Implementation, ImplName } from './types.js';
 
@@ -11,6 +11,7 @@ export const IMPLEMENTATION_BY_NAME: Readonly<Record<ImplName, Implementation>> 
   'redisson-ts': redissonTs,
   'redisson-ts@ioredis6': redissonTsIoredis6,
   'redisson-ts@iovalkey': redissonTsIovalkey,
+  'redisson-ts@node-redis': redissonTsNodeRedis,
   'node-redisson': nodeRedisson,
   'redis-semaphore': redisSemaphore,
   redlock,

@@ -47,7 +47,7 @@ function familyHandle(client: Redisson, name: string, kind: Kind, ready: Map<str
  * from the URL (Redisson duplicates it for its subscriber; we close it after the client, which does not).
  * Measured in the pair, handoff and contention scenarios, beside `redisson-ts` on the default ioredis.
  */
-function onDriver(name: ImplName, pkg: string, settings: string, make: (module: DriverModule, url: string) => DriverClient): Implementation {
+function onDriver(name: ImplName, pkg: string, settings: string, make: (module: DriverModule, url: string) => DriverClient | Promise<DriverClient>): Implementation {
   return {
     name,
     version: () => `${packageVersion('.')} on ${packageVersion(pkg)}`,
@@ -55,7 +55,7 @@ function onDriver(name: ImplName, pkg: string, settings: string, make: (module: 
     scenarios: DRIVER_SCENARIOS,
     async open(options): Promise<LockClient> {
       const { Redisson } = await library();
-      const redis = make((await import(pkg)) as DriverModule, options.url);
+      const redis = await make((await import(pkg)) as DriverModule, options.url);
       const client = Redisson.create({
         redis: redis as unknown as NonNullable<RedissonOptions['redis']>,
         ...(options.watchdogMs === undefined ? {} : { lockWatchdogTimeout: options.watchdogMs }),
@@ -77,6 +77,8 @@ interface DriverClient {
 }
 interface DriverModule {
   readonly Redis: new (url: string, options?: object) => DriverClient;
+  /** node-redis' factory (the `redis` package). */
+  readonly createClient: (options: { url: string }) => { connect(): Promise<unknown>; destroy(): void };
 }
 
 /** The scenarios the per-driver rows are measured in (issue 25: pair, handoff, contention). */
@@ -87,6 +89,13 @@ export const redissonTsIoredis6 = onDriver('redisson-ts@ioredis6', 'ioredis-6', 
 
 /** iovalkey (RESP2, its only protocol). */
 export const redissonTsIovalkey = onDriver('redisson-ts@iovalkey', 'iovalkey', 'as redisson-ts, on iovalkey (RESP2)', (m, url) => new m.Redis(url));
+
+/** node-redis 6.x (the `redis` devDependency) with its default RESP3: a connected `createClient()` client. */
+export const redissonTsNodeRedis = onDriver('redisson-ts@node-redis', 'redis', 'as redisson-ts, on node-redis 6 (RESP3, its default)', async (m, url) => {
+  const client = m.createClient({ url });
+  await client.connect();
+  return Object.assign(client, { disconnect: () => client.destroy() });
+});
 
 export const redissonTs: Implementation = {
   name: 'redisson-ts',
