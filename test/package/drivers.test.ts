@@ -180,3 +180,9 @@ it('`npm install <tarball> iovalkey` installs no ioredis; the app runs on iovalk
   expect(existsSync(join(dir, 'node_modules', 'ioredis'))).toBe(false);
   expect(await runApp('iovalkey-alone')).toEqual({ driver: 'iovalkey', version: VALKEY, resp: '2', woken: { lock: true, semaphore: true, fairLock: true } });
 }, 120_000);
+
+// node-redis is the other optional peer: its app holds no ioredis (nothing of ours loads it for a node-redis client).
+it(`\`npm install <tarball> redis@${NODE_REDIS}\` installs no ioredis; the app ran on node-redis clients without it`, () => {
+  expect(existsSync(join(work, 'redis6', 'node_modules', 'redis'))).toBe(true);
+  expect(existsSync(join(work, 'redis6', 'node_modules', 'ioredis'))).toBe(false);
+});
