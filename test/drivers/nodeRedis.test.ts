@@ -230,3 +230,38 @@ describe('node-redis forms the driver refuses', () => {
     expect(c.isReady).toBe(true);
   });
 });
+
+describe('script replies through the driver, as the executor reads them', () => {
+  // The same calls through node-redis 6 (RESP3), node-redis 5 (RESP2) and ioredis 5 (RESP2): a script's reply
+  // follows the script's protocol (RESP2: nil → null, integers → numbers), whatever the connection speaks.
+  it('nil, integers and plain commands answer alike on node-redis 6 (RESP3), node-redis 5 and ioredis', async () => {
+    const { NodeRedisConnection } = await import('../../src/connection/node-redis/NodeRedisConnection.js');
+    const { IoredisConnection } = await import('../../src/connection/ioredis/IoredisConnection.js');
+    const six = createClient6({ url: suite.redis.url });
+    const five = createClient5({ url: suite.redis.url });
+    await Promise.all([six.connect(), five.connect()]);
+    const io = new Redis(suite.redis.url);
+    try {
+      const replies = async (connection: InstanceType<typeof IoredisConnection> | InstanceType<typeof NodeRedisConnection>): Promise<unknown[]> => {
+        const name = uniqueName('nr-replies');
+        return [
+          await connection.evalScript('lock/tryLockInner', [name], [30_000, 'a:1']),
+          typeof (await connection.evalScript('lock/tryLockInner', [name], [30_000, 'b:1'])),
+          await connection.call('HGET', name, 'a:1'),
+          await connection.call('HGET', name, 'b:1'),
+          await connection.call('EXISTS', name),
+          await connection.evalScript('semaphore/tryAcquire', [`${name}:sem`], [1]),
+          String(await (connection.infoOf('') as (section: string) => Promise<string>)('replication')).startsWith('# Replication'),
+        ];
+      };
+      const expected = [null, 'number', '1', null, 1, 0, true];
+      expect(await replies(new NodeRedisConnection(six as never))).toEqual(expected);
+      expect(await replies(new NodeRedisConnection(five as never))).toEqual(expected);
+      expect(await replies(new IoredisConnection(io))).toEqual(expected);
+    } finally {
+      six.destroy();
+      five.destroy();
+      io.disconnect();
+    }
+  });
+});
