@@ -1,7 +1,8 @@
 // One driver leg of the test matrix (issue 25): `node scripts/driver-leg.mjs <leg> [--fast] [vitest args…]`.
 // Legs: `ioredis6` (ioredis 6.1.0, its default RESP3), `ioredis6-resp2` (the same with protocol 2) and
 // `iovalkey` (iovalkey, the Valkey fork of ioredis 5: RESP2 only, every `ioredis` import resolves to it, so
-// it is both the client the tests hand to `Redisson.create` and the one Redisson builds from a URL).
+// it is both the client the tests hand to `Redisson.create` and the one Redisson builds from a URL), `node-redis`
+// (node-redis 6 through `{ driver: 'node-redis', url }`, see its entry) and `node-redis5` (its behaviour part).
 // Every Node process of the leg uses the leg's ioredis (IOREDIS_DIR, REDIS_PROTOCOL, and
 // test/support/ioredisSwap.mjs through NODE_OPTIONS for the processes tests fork). Three parts, each timed:
 // the behaviour suites (test/package/ioredis6.config.ts), the fault suite's CLIENT KILL and restart rows,
@@ -53,6 +54,20 @@ const LEGS = {
     driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners'],
     exclude: NODE_REDIS_EXCLUDED,
   },
+  // node-redis 5 (`redis-5`, 5.12.4, RESP2 by default): the behaviour part only, in vitest's process (the `redis`
+  // import aliased; the processes the fault and interop parts fork would load node-redis 6). Its own driver
+  // file is not in it: test/drivers/nodeRedis.test.ts runs on 5.12.4 and 6.4.0 in every leg and `npm test`.
+  'node-redis5': {
+    dir: 'node_modules/ioredis',
+    driverDir: 'node_modules/redis-5',
+    protocol: undefined,
+    label: 'RESP2 (its default)',
+    config: 'test/package/node-redis.config.ts',
+    env: { REDISSON_TEST_DRIVER: 'node-redis', NODE_REDIS_DIR: fileURLToPath(new URL('../node_modules/redis-5', import.meta.url)) },
+    driverFiles: ['test/objects/RObject.listeners'],
+    exclude: NODE_REDIS_EXCLUDED,
+    parts: ['behaviour'],
+  },
 };
 // --fast: the subset to fall back on when CI time is short — no script files (a script's reply does not
 // depend on the protocol: test/package/driver.test.ts pins the shapes) and no interop part (the data written
@@ -92,7 +107,8 @@ const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import
 const reports = mkdtempSync(join(tmpdir(), `driver-leg-${leg}-`));
 const REPORTERS = ['--reporter=default', '--reporter=./test/support/summaryReporter.ts', '--reporter=json'];
 const results = [];
-for (const [i, part] of (fast ? PARTS.filter((p) => !p.name.startsWith('interop')) : PARTS).entries()) {
+const partsRun = PARTS.filter((p) => (spec.parts ? spec.parts.includes(p.name) : true) && !(fast && p.name.startsWith('interop')));
+for (const [i, part] of partsRun.entries()) {
   const started = Date.now();
   console.log(`== ${leg}: ${part.name}`);
   const report = join(reports, `${i}.json`);
