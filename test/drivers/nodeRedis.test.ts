@@ -218,6 +218,24 @@ describe('node-redis forms the driver refuses', () => {
     expect(() => Redisson.create({ redis: { driver: 'node-redis', url: suite.redis.url, options: { keyPrefix: 'a:' } } })).toThrow(InvalidArgumentError);
   });
 
+  it('a client passed in to many Redisson clients in turn keeps no listener of theirs after each shutdown', async () => {
+    const c = await createClient6({ url: suite.redis.url }).connect();
+    try {
+      const before = ['ready', 'error', 'end', 'reconnecting'].map((e) => c.listenerCount(e));
+      for (let i = 0; i < 15; i++) {
+        const r = Redisson.create({ redis: c, shortLeaseWarning: false });
+        const lock = r.getLock(uniqueName('nr-listeners'));
+        expect(await lock.tryLock()).toBe(true);
+        await lock.unlock();
+        await r.shutdown();
+      }
+      expect(['ready', 'error', 'end', 'reconnecting'].map((e) => c.listenerCount(e))).toEqual(before);
+      expect(c.isReady).toBe(true);
+    } finally {
+      c.destroy();
+    }
+  });
+
   it('a client passed in before connect() is connected by Redisson', async () => {
     const c = createClient6({ url: suite.redis.url });
     c.on('error', () => undefined);

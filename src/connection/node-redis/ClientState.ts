@@ -15,6 +15,8 @@ type Phase = 'wait' | 'connecting' | 'ready' | 'reconnecting' | 'end';
 export class ClientState {
   readonly #events = new EventEmitter();
   #phase: Phase;
+  // Our listeners on the client, for detach().
+  readonly #listening: [string, (...args: never[]) => void][] = [];
 
   /**
    * @param around runs `before` and `after` our `ready` listeners (the subscriber notes what they subscribe, then
@@ -30,21 +32,25 @@ export class ClientState {
       this.#phase = 'reconnecting';
       this.#events.emit('close');
     };
-    client.on('ready', () => {
+    const on = (event: string, listener: (...args: never[]) => void): void => {
+      client.on(event, listener);
+      this.#listening.push([event, listener]);
+    };
+    on('ready', () => {
       this.#phase = 'ready';
       around.before?.();
       this.#events.emit('ready');
       around.after?.();
     });
-    client.on('connect', () => {
+    on('connect', () => {
       if (this.#phase === 'wait') this.#phase = 'connecting';
     });
-    client.on('error', (error: Error) => {
+    on('error', (error: Error) => {
       lost();
       // Only while someone listens: an EventEmitter throws an `error` nobody listens to.
       if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error);
     });
-    client.on('reconnecting', () => {
+    on('reconnecting', () => {
       lost();
       this.#phase = 'reconnecting';
       this.#events.emit('reconnecting', 0);
@@ -55,9 +61,17 @@ export class ClientState {
       this.#phase = 'end';
       this.#events.emit('end');
     };
-    client.on('end', ended);
+    on('end', ended);
     // 6.x: the reconnect strategy gave up (the client is closed for good).
-    client.on('terminated', ended);
+    on('terminated', ended);
+  }
+
+  /**
+   * Removes our listeners from the client (a client passed in outlives this Redisson client: many clients made
+   * and shut down over one node-redis client must not pile listeners up on it).
+   */
+  detach(): void {
+    for (const [event, listener] of this.#listening.splice(0)) this.client.off(event, listener);
   }
 
   get status(): ConnectionStatus {

@@ -68,6 +68,11 @@ export class NodeRedisConnection implements CommandConnection {
     return this.#state.status;
   }
 
+  /** Stops listening to the client (on shutdown; see `ClientState.detach`). */
+  detach(): void {
+    this.#state.detach();
+  }
+
   get address(): string {
     return addressOf(this.client);
   }

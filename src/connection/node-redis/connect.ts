@@ -50,8 +50,10 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     unfollow(): void {
       // Nothing followed.
     },
-    close(timeoutMs: number): Promise<void> {
-      return owns ? closeClient(client, timeoutMs) : Promise.resolve();
+    async close(timeoutMs: number): Promise<void> {
+      if (owns) await closeClient(client, timeoutMs);
+      // A client passed in stays open, without our listeners.
+      command.detach();
     },
   };
 }
