@@ -6,6 +6,9 @@ import type { Cluster, ClusterNode, ClusterOptions, IoredisLikeCluster, IoredisL
 import { isClusterInstance, isRedisInstance } from './connection/ioredis/recognize.js';
 
 export { isRedisInstance };
+import { ADDRESS_OPTION_KEYS, DEFAULT_SCAN_INTERVAL, isMasterSlaveOption, isReplicatedOption, MASTER_SLAVE_KEYS, parseNodeAddress, REPLICATED_KEYS, type MasterSlaveConnectionOptions, type ReplicatedConnectionOptions } from './connection/replicated.js';
+
+export type { MasterSlaveConnectionOptions, ReplicatedConnectionOptions };
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
 import { ArgumentRangeError, InvalidArgumentError } from './errors.js';
@@ -22,10 +25,22 @@ export interface RedissonOptions {
    * Where Redis is: a `redis://` URL, ioredis options (Sentinel ones too), an existing ioredis `Redis`
    * instance (which the client then uses but does not close on shutdown), a Redis Cluster as
    * `{ clusterNodes, clusterOptions? }`, or an existing ioredis `Cluster` (whose nodes and options the client
-   * connects with, on connections of its own).
+   * connects with, on connections of its own); a replicated group (Redisson's `replicatedServersConfig`) as
+   * `{ replicatedNodes, scanInterval?, redisOptions? }`, or a master with fixed replicas (Redisson's
+   * `masterSlaveServersConfig`) as `{ masterAddress, slaveAddresses?, redisOptions? }`.
    * @default 'redis://127.0.0.1:6379'
    */
-  redis?: string | RedisOptions | IoredisLikeOptions | Redis | Cluster | IoredisLikeRedis | IoredisLikeCluster | ClusterConnectionOptions;
+  redis?:
+    | string
+    | RedisOptions
+    | IoredisLikeOptions
+    | Redis
+    | Cluster
+    | IoredisLikeRedis
+    | IoredisLikeCluster
+    | ClusterConnectionOptions
+    | ReplicatedConnectionOptions<RedisOptions>
+    | MasterSlaveConnectionOptions<RedisOptions>;
   /**
    * Lease (ms) of locks taken without a lease time; the watchdog renews them every third of it.
    * @default 30000
@@ -88,7 +103,7 @@ export interface RedissonOptions {
    */
   shortLeaseWarning?: boolean;
   /**
-   * With replicas (a Sentinel deployment): fail a lock or semaphore write that no replica confirmed within
+   * With replicas (Sentinel, Cluster, replicated and master/slave deployments): fail a lock or semaphore write that no replica confirmed within
    * {@link slavesSyncTimeout} (`WAIT` after the script, as Redisson), undoing an acquisition first and
    * retrying it `retryAttempts` times. Redisson's `checkLockSyncedSlaves`. No effect on a single server.
    * @default true
@@ -113,7 +128,7 @@ export interface RedissonOptions {
 /** Options after defaults were applied and every value validated. */
 export interface ResolvedOptions {
   /** The connection: a URL, ioredis options, cluster nodes, or an ioredis instance ({@link RedissonOptions.redis}). */
-  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
+  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions | ResolvedReplicated | ResolvedMasterSlave;
   /** Lease (ms) of a lock taken without a lease time; renewed every third of it ({@link RedissonOptions.lockWatchdogTimeout}). */
   readonly lockWatchdogTimeout: number;
   /** Locks renewed per script call ({@link RedissonOptions.lockWatchdogBatchSize}). */
@@ -141,6 +156,11 @@ export interface ResolvedOptions {
   /** Sharded pub/sub in a Redis Cluster: `'AUTO'`, `'ON'` or `'OFF'` ({@link RedissonOptions.shardedSubscriptionMode}). */
   readonly shardedSubscriptionMode: 'AUTO' | 'ON' | 'OFF';
 }
+
+/** A replicated group after validation: `scanInterval` filled in. */
+export type ResolvedReplicated = Readonly<Required<Omit<ReplicatedConnectionOptions<RedisOptions>, 'redisOptions'>>> & { readonly redisOptions: RedisOptions };
+/** A master/slave deployment after validation. */
+export type ResolvedMasterSlave = Readonly<Required<Omit<MasterSlaveConnectionOptions<RedisOptions>, 'redisOptions'>>> & { readonly redisOptions: RedisOptions };
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
 export const DEFAULTS = Object.freeze({
@@ -349,6 +369,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   } else if ('clusterNodes' in redis && (!Array.isArray(redis.clusterNodes) || redis.clusterNodes.length === 0)) {
     throw new InvalidArgumentError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
   }
+  const deployment = isReplicatedOption(redis) ? resolveReplicated(redis) : isMasterSlaveOption(redis) ? resolveMasterSlave(redis) : null;
   const shardedSubscriptionMode = given('shardedSubscriptionMode', DEFAULTS.shardedSubscriptionMode);
   if (shardedSubscriptionMode !== 'AUTO' && shardedSubscriptionMode !== 'ON' && shardedSubscriptionMode !== 'OFF') {
     throw new InvalidArgumentError(`Expected \`shardedSubscriptionMode\` to be 'AUTO', 'ON' or 'OFF', got ${describeValue(shardedSubscriptionMode)}`);
@@ -371,7 +392,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   }
   return Object.freeze({
     // A fork's client or options (IoredisLike*) are ioredis' at run time: recognised by their members above.
-    redis: redis as ResolvedOptions['redis'],
+    redis: deployment ?? (redis as ResolvedOptions['redis']),
     lockOwnership,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
     lockWatchdogTimeout: requireWatchdogTimeout(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout)),
@@ -388,6 +409,49 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     checkLockSyncedSlaves,
     slavesSyncTimeout: requireInteger(given('slavesSyncTimeout', DEFAULTS.slavesSyncTimeout), 'slavesSyncTimeout', 1, MAX_TIMER_MS),
     shardedSubscriptionMode,
+  });
+}
+
+/** `addresses` (at `what`) validated as `redis://host:port` strings; `min` of them at least. */
+function requireAddresses(addresses: unknown, what: string, min: number): string[] {
+  if (!Array.isArray(addresses) || addresses.length < min) {
+    throw new InvalidArgumentError(`Expected \`${what}\` to be ${min > 0 ? 'a non-empty' : 'an'} array of redis:// addresses, got ${describeValue(addresses)}`);
+  }
+  return addresses.map((address: unknown, i) => requireAddress(address, `${what}[${i}]`));
+}
+
+function requireAddress(address: unknown, what: string): string {
+  const parsed = parseNodeAddress(address);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(`Expected \`${what}\` to be a redis:// or rediss:// address: it ${parsed}, got ${describeValue(address)}`);
+  return address as string;
+}
+
+/** The connection options of every node: a plain object that names no address (the deployment does). */
+function requireNodeOptions(value: unknown, what: string): RedisOptions {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)) {
+    throw new InvalidArgumentError(`Expected \`${what}\` to be ioredis options (a plain object), got ${describeValue(value)}`);
+  }
+  const named = ADDRESS_OPTION_KEYS.find((key) => (value as Record<string, unknown>)[key] !== undefined);
+  if (named !== undefined) throw new InvalidArgumentError(`\`${what}.${named}\` is not accepted: the deployment's addresses say where each node is`);
+  return value;
+}
+
+function resolveReplicated(redis: ReplicatedConnectionOptions<RedisOptions>): ResolvedReplicated {
+  requireOptionKeys(redis, '`redis` (a replicated group)', REPLICATED_KEYS);
+  return Object.freeze({
+    replicatedNodes: Object.freeze(requireAddresses(redis.replicatedNodes, 'redis.replicatedNodes', 1)) as string[],
+    scanInterval: requireInteger(redis.scanInterval ?? DEFAULT_SCAN_INTERVAL, 'redis.scanInterval', 1, MAX_TIMER_MS),
+    redisOptions: requireNodeOptions(redis.redisOptions, 'redis.redisOptions'),
+  });
+}
+
+function resolveMasterSlave(redis: MasterSlaveConnectionOptions<RedisOptions>): ResolvedMasterSlave {
+  requireOptionKeys(redis, '`redis` (a master with replicas)', MASTER_SLAVE_KEYS);
+  return Object.freeze({
+    masterAddress: requireAddress(redis.masterAddress, 'redis.masterAddress'),
+    slaveAddresses: Object.freeze(requireAddresses(redis.slaveAddresses ?? [], 'redis.slaveAddresses', 0)) as string[],
+    redisOptions: requireNodeOptions(redis.redisOptions, 'redis.redisOptions'),
   });
 }
 
