@@ -9,7 +9,7 @@ import type { RedisOptions } from './connection/ioredis/types.js';
 import type { RedissonOptions } from './config.js';
 import { describeValue, requireOptionKeys } from './config.js';
 import { InvalidArgumentError, RedissonConfigError } from './errors.js';
-import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
+import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, MASTER_SLAVE_SERVERS, REPLICATED_SERVERS, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
 import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
 import type { NameMapper } from './keys.js';
 
@@ -42,7 +42,7 @@ export interface ServerAddress {
   readonly tls: boolean;
 }
 
-/** What a config file says, read whatever its topology: the options, plus the servers of a sentinel or cluster. */
+/** What a config file says, read whatever its topology: the options, plus the servers of a sentinel, cluster, replicated or master/slave deployment. */
 export type RedissonConfig =
   | {
       /** `singleServerConfig`. */
@@ -87,7 +87,50 @@ export type RedissonConfig =
       };
       /** Fields accepted but without meaning here, one message each. */
       readonly warnings: readonly string[];
+    }
+  | {
+      /** `replicatedServersConfig`. */
+      readonly mode: 'replicated';
+      /** Every option but `redis` (made from `replicated`). */
+      readonly options: RedissonOptions;
+      /** The replicated group. */
+      readonly replicated: {
+        /** `nodeAddresses`. */
+        readonly nodes: readonly ServerAddress[];
+        /** `scanInterval` (ms), when the file sets it. */
+        readonly scanInterval?: number;
+        /** Connection options of every node (db, credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      /** Fields accepted but without meaning here, one message each. */
+      readonly warnings: readonly string[];
+    }
+  | {
+      /** `masterSlaveServersConfig`. */
+      readonly mode: 'masterSlave';
+      /** Every option but `redis` (made from `masterSlave`). */
+      readonly options: RedissonOptions;
+      /** The master and its replicas. */
+      readonly masterSlave: {
+        /** `masterAddress`. */
+        readonly master: ServerAddress;
+        /** `slaveAddresses`. */
+        readonly slaves: readonly ServerAddress[];
+        /** Connection options of the master (db, credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      /** Fields accepted but without meaning here, one message each. */
+      readonly warnings: readonly string[];
     };
+
+/** The section of each topology, and its fields. */
+const SECTIONS = {
+  singleServerConfig: SINGLE_SERVER,
+  sentinelServersConfig: SENTINEL_SERVERS,
+  clusterServersConfig: CLUSTER_SERVERS,
+  replicatedServersConfig: REPLICATED_SERVERS,
+  masterSlaveServersConfig: MASTER_SLAVE_SERVERS,
+} as const;
 
 type Tree = Readonly<Record<string, unknown>>;
 type Problem = { path: string; problem: string };
@@ -110,14 +153,15 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) throw new RedissonConfigError(label, [{ path: '(root)', problem: `must be a mapping, got ${describeValue(tree)}` }]);
   const top = tree as Tree;
   check(top, TOP_LEVEL, '', problems, warnings);
-  const sections = (['singleServerConfig', 'sentinelServersConfig', 'clusterServersConfig'] as const).filter((k) => top[k] !== undefined && top[k] !== null);
+  const names = Object.keys(SECTIONS) as (keyof typeof SECTIONS)[];
+  const sections = names.filter((k) => top[k] !== undefined && top[k] !== null);
   if (sections.length !== 1) {
-    problems.push({ path: sections.join(', ') || '(root)', problem: `must name exactly one of singleServerConfig, sentinelServersConfig, clusterServersConfig (got ${sections.length})` });
+    problems.push({ path: sections.join(', ') || '(root)', problem: `must name exactly one of ${names.join(', ')} (got ${sections.length})` });
     throw new RedissonConfigError(label, problems);
   }
   const mode = sections[0] as (typeof sections)[number];
   const server = section(top[mode], mode, problems);
-  check(server, mode === 'singleServerConfig' ? SINGLE_SERVER : mode === 'sentinelServersConfig' ? SENTINEL_SERVERS : CLUSTER_SERVERS, `${mode}.`, problems, warnings);
+  check(server, SECTIONS[mode], `${mode}.`, problems, warnings);
 
   const read = reader(problems);
   const client: RedissonOptions = {};
@@ -154,7 +198,17 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
     warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
     return { mode: 'single', options: { ...client, redis: connection }, warnings };
   }
+  if (mode === 'masterSlaveServersConfig') {
+    const master = parseAddress(server['masterAddress'], `${mode}.masterAddress`, problems);
+    const rawSlaves = server['slaveAddresses'] ?? [];
+    if (!Array.isArray(rawSlaves)) problems.push({ path: `${mode}.slaveAddresses`, problem: `must be a list of addresses, got ${describeValue(rawSlaves)}` });
+    const slaves = (Array.isArray(rawSlaves) ? rawSlaves : []).map((a, i) => parseAddress(a, `${mode}.slaveAddresses[${i}]`, problems)).filter((a): a is ServerAddress => a !== undefined);
+    if (problems.length > 0 || master === undefined) throw new RedissonConfigError(label, problems);
+    warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+    return { mode: 'masterSlave', options: client, masterSlave: { master, slaves, connection }, warnings };
+  }
   const list = mode === 'sentinelServersConfig' ? 'sentinelAddresses' : 'nodeAddresses';
+  const scanInterval = mode === 'replicatedServersConfig' ? read.int(server, 'scanInterval', `${mode}.`) : undefined;
   const raw = server[list];
   if (!Array.isArray(raw) || raw.length === 0) problems.push({ path: `${mode}.${list}`, problem: `must be a non-empty list of addresses, got ${describeValue(raw)}` });
   const nodes = (Array.isArray(raw) ? raw : []).map((a, i) => parseAddress(a, `${mode}.${list}[${i}]`, problems)).filter((a): a is ServerAddress => a !== undefined);
@@ -162,6 +216,9 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   if (mode === 'sentinelServersConfig' && masterName === undefined) problems.push({ path: `${mode}.masterName`, problem: 'is required' });
   if (problems.length > 0) throw new RedissonConfigError(label, problems);
   warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+  if (mode === 'replicatedServersConfig') {
+    return { mode: 'replicated', options: client, replicated: { nodes, ...(scanInterval === undefined ? {} : { scanInterval }), connection }, warnings };
+  }
   if (mode === 'clusterServersConfig') {
     const sharded = read.str(server, 'shardedSubscriptionMode', `${mode}.`);
     if (sharded !== undefined && sharded !== 'AUTO' && sharded !== 'ON' && sharded !== 'OFF') {
@@ -189,7 +246,8 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
  * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses. A sentinel config becomes
  * ioredis' Sentinel options (`sentinels`, `name` = `masterName`, Sentinel credentials and TLS); a cluster
  * config `{ clusterNodes, clusterOptions }` (the nodes, and each node connection's credentials, database
- * and TLS) with its `shardedSubscriptionMode`.
+ * and TLS) with its `shardedSubscriptionMode`; a replicated config `{ replicatedNodes, scanInterval?,
+ * redisOptions }`; a master/slave config `{ masterAddress, slaveAddresses, redisOptions }`.
  */
 export function optionsFromConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonOptions {
   const config = readRedissonConfig(source, options);
@@ -206,6 +264,14 @@ export function optionsFromConfig(source: RedissonConfigSource, options: FromCon
     };
     return { ...config.options, redis };
   }
+  if (config.mode === 'replicated') {
+    const { nodes, scanInterval, connection } = config.replicated;
+    return { ...config.options, redis: { replicatedNodes: nodes.map(addressText), ...(scanInterval === undefined ? {} : { scanInterval }), redisOptions: connection } };
+  }
+  if (config.mode === 'masterSlave') {
+    const { master, slaves, connection } = config.masterSlave;
+    return { ...config.options, redis: { masterAddress: addressText(master), slaveAddresses: slaves.map(addressText), redisOptions: connection } };
+  }
   if (config.mode === 'cluster') {
     const { nodes, connection } = config.cluster;
     const tls = nodes.some((a) => a.tls);
@@ -213,6 +279,11 @@ export function optionsFromConfig(source: RedissonConfigSource, options: FromCon
     return { ...config.options, redis: { clusterNodes: nodes.map(({ host, port }) => ({ host, port })), clusterOptions: { redisOptions } } };
   }
   return config.options;
+}
+
+/** An address as `redis://host:port` again (`rediss://` for TLS; an IPv6 host in brackets). */
+function addressText(address: ServerAddress): string {
+  return `${address.tls ? 'rediss' : 'redis'}://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }
 
 function emit(message: string): void {

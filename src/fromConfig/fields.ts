@@ -1,6 +1,7 @@
 /**
  * Every field of Redisson's `Config`, `BaseConfig`, `SingleServerConfig`, `BaseMasterSlaveServersConfig`,
- * `SentinelServersConfig` and `ClusterServersConfig` (Redisson 3.17 to 4.x), and what redisson-ts does
+ * `SentinelServersConfig`, `ClusterServersConfig`, `ReplicatedServersConfig` and `MasterSlaveServersConfig`
+ * (Redisson 3.17 to 4.x), and what redisson-ts does
  * with it:
  * - `mapped`: read into the client's options (see fromConfig.ts);
  * - `ignored`: has no meaning here (thread pools, Netty, connection pools). Accepted without a word when
@@ -29,8 +30,8 @@ export const TOP_LEVEL: Readonly<Record<string, FieldRule>> = {
   singleServerConfig: mapped,
   sentinelServersConfig: mapped,
   clusterServersConfig: mapped,
-  masterSlaveServersConfig: unsupported('master/slave (static replicas) mode is not supported'),
-  replicatedServersConfig: unsupported('replicated mode is not supported'),
+  masterSlaveServersConfig: mapped,
+  replicatedServersConfig: mapped,
   password: mapped,
   username: mapped,
   lockWatchdogTimeout: mapped,
@@ -178,6 +179,22 @@ export const CLUSTER_SERVERS: Readonly<Record<string, FieldRule>> = {
   checkSlotsCoverage: ignored(true),
   checkMasterLinkStatus: ignored(false),
   shardedSubscriptionMode: mapped,
+};
+
+/** Fields of `ReplicatedServersConfig`. */
+export const REPLICATED_SERVERS: Readonly<Record<string, FieldRule>> = {
+  ...MASTER_SLAVE,
+  nodeAddresses: mapped,
+  scanInterval: mapped,
+  // Node addresses are connected to by name on every (re)connect: a changed IP is picked up without a check.
+  monitorIPChanges: ignored(false),
+};
+
+/** Fields of `MasterSlaveServersConfig`. */
+export const MASTER_SLAVE_SERVERS: Readonly<Record<string, FieldRule>> = {
+  ...MASTER_SLAVE,
+  masterAddress: mapped,
+  slaveAddresses: mapped,
 };
 
 /** Redisson's identity mapper (`NameMapper.direct()`), the only NameMapper class that maps by itself. */

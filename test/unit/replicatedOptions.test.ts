@@ -12,7 +12,7 @@ describe('replicated and master/slave options', () => {
     expect(m.redis).toEqual({ masterAddress: 'redis://10.0.0.1:6379', slaveAddresses: [], redisOptions: {} });
   });
 
-  it.each<[RedissonOptions['redis'], new (...args: never[]) => Error, RegExp]>([
+  it.each<[NonNullable<RedissonOptions['redis']>, new (...args: never[]) => Error, RegExp]>([
     [{ replicatedNodes: [] }, InvalidArgumentError, /`redis.replicatedNodes` to be a non-empty array of redis:\/\/ addresses/],
     [{ replicatedNodes: 'redis://h:1' as unknown as string[] }, InvalidArgumentError, /non-empty array/],
     [{ replicatedNodes: ['h:6379'] }, InvalidArgumentError, /`redis.replicatedNodes\[0\]` to be a redis:\/\/ or rediss:\/\/ address/],
