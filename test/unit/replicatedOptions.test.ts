@@ -24,7 +24,7 @@ describe('replicated and master/slave options', () => {
     [{ replicatedNodes: ['redis://h:1'], redisOptions: [] as never }, InvalidArgumentError, /`redis.redisOptions` to be ioredis options/],
     [{ masterAddress: 42 as unknown as string }, InvalidArgumentError, /`redis.masterAddress` to be a redis:\/\//],
     [{ masterAddress: 'redis://h:1', slaveAddresses: ['nope'] }, InvalidArgumentError, /`redis.slaveAddresses\[0\]`/],
-    [{ masterAddress: 'redis://h:1', replicatedNodes: ['redis://h:2'] } as never, InvalidArgumentError, /Unknown option `masterAddress`/],
+    [{ masterAddress: 'redis://h:1', replicatedNodes: ['redis://h:2'] }, InvalidArgumentError, /Unknown option `masterAddress`/],
   ])('rejects %o before connecting', (redis, type, message) => {
     expect(() => resolveOptions({ redis })).toThrow(type);
     expect(() => resolveOptions({ redis })).toThrow(message);
