@@ -12,6 +12,7 @@ export type { MasterSlaveConnectionOptions, ReplicatedConnectionOptions };
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
 import { ArgumentRangeError, InvalidArgumentError } from './errors.js';
+import { DEFAULT_RETRY_DELAY, type DelayStrategy } from './DelayStrategy.js';
 
 /** A Redis Cluster to connect to: its startup nodes, and ioredis `Cluster` options. */
 export interface ClusterConnectionOptions {
@@ -90,6 +91,15 @@ export interface RedissonOptions {
   /** @default 4 */
   retryAttempts?: number;
   /**
+   * Redisson's `retryDelay`: the delay before each retry of a write its replicas did not confirm (after it was
+   * undone; see {@link checkLockSyncedSlaves}), and part of the unlock latch's TTL,
+   * `(timeout + retryDelay.calcDelay(retryAttempts)) * retryAttempts` — give Java's value so both sides'
+   * latches live as long. `EqualJitterDelay`, `FullJitterDelay`, `ConstantDelay`, `DecorrelatedJitterDelay`, or
+   * any `{ calcDelay(attempt) }` returning milliseconds.
+   * @default new EqualJitterDelay(1000, 2000)
+   */
+  retryDelay?: DelayStrategy;
+  /**
    * Maps object names to raw Redis names, like Redisson's `NameMapper`. Use it (not the ioredis
    * `keyPrefix`) for a prefix that Java clients with the same mapper share.
    * @default identity
@@ -145,6 +155,8 @@ export interface ResolvedOptions {
   readonly timeout: number;
   /** Re-sends of an unlock or renewal whose reply was lost ({@link RedissonOptions.retryAttempts}). */
   readonly retryAttempts: number;
+  /** Delay (ms) before each retry of an unconfirmed write, and the latch TTL's share ({@link RedissonOptions.retryDelay}). */
+  readonly retryDelay: DelayStrategy;
   /** Maps object names to Redis names and back ({@link RedissonOptions.nameMapper}); identity by default. */
   readonly nameMapper: NameMapper;
   /** Whether a lease below one second emits a process warning once ({@link RedissonOptions.shortLeaseWarning}). */
@@ -182,6 +194,8 @@ export const DEFAULTS = Object.freeze({
   timeout: 3_000,
   /** Default of {@link RedissonOptions.retryAttempts}, as Redisson's. */
   retryAttempts: 4,
+  /** Default of {@link RedissonOptions.retryDelay}, as Redisson's: `EqualJitterDelay(1000, 2000)`. */
+  retryDelay: DEFAULT_RETRY_DELAY,
   /** Default of {@link RedissonOptions.shortLeaseWarning}. */
   shortLeaseWarning: true,
   /** Default of {@link RedissonOptions.checkLockSyncedSlaves}, as Redisson's. */
@@ -208,7 +222,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'retryDelay', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -386,6 +400,10 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof checkLockSyncedSlaves !== 'boolean') {
     throw new InvalidArgumentError(`Expected \`checkLockSyncedSlaves\` to be a boolean, got ${describeValue(checkLockSyncedSlaves)}`);
   }
+  const retryDelayStrategy = given('retryDelay', DEFAULTS.retryDelay);
+  if (typeof retryDelayStrategy !== 'object' || retryDelayStrategy === null || typeof (retryDelayStrategy as DelayStrategy).calcDelay !== 'function') {
+    throw new InvalidArgumentError(`Expected \`retryDelay\` to be a DelayStrategy (an object with \`calcDelay(attempt)\`), got ${describeValue(retryDelayStrategy)}`);
+  }
   const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
   if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
     throw new InvalidArgumentError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
@@ -404,6 +422,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     subscriptionLinger: requireInteger(given('subscriptionLinger', DEFAULTS.subscriptionLinger), 'subscriptionLinger', 0, MAX_TIMER_MS),
     timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
+    retryDelay: retryDelayStrategy as DelayStrategy,
     nameMapper: nameMapper as NameMapper,
     shortLeaseWarning,
     checkLockSyncedSlaves,
@@ -472,16 +491,23 @@ function requireWatchdogTimeout(value: unknown): number {
 
 /** Redisson's default `retryDelay.calcDelay(attempt)`: equal jitter, base 1000 ms, at most 2000 ms. */
 export function retryDelay(attempt: number): number {
-  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(attempt, 30));
-  const half = ceiling / 2;
-  return Math.trunc(half + Math.random() * (half + 1));
+  return DEFAULT_RETRY_DELAY.calcDelay(attempt);
 }
 
 /**
- * TTL (ms) of one unlock latch, by Redisson's formula with its default `retryDelay`:
- * `(timeout + calcDelay(retryAttempts)) * retryAttempts`, at least 1.
+ * Milliseconds `strategy` gives for retry `attempt`, as a timer can wait them: a strategy of the caller's that
+ * answers something else (negative, not a number) counts as no delay, a huge one as the timer's ceiling.
  */
-export function unlockLatchTtl(options: Pick<ResolvedOptions, 'timeout' | 'retryAttempts'>): number {
-  const delay = retryDelay(options.retryAttempts);
+export function delayOf(strategy: DelayStrategy, attempt: number): number {
+  const ms = strategy.calcDelay(attempt);
+  return typeof ms === 'number' && ms > 0 ? Math.min(Math.trunc(ms), MAX_TIMER_MS) : 0;
+}
+
+/**
+ * TTL (ms) of one unlock latch, by Redisson's formula: `(timeout + retryDelay.calcDelay(retryAttempts)) *
+ * retryAttempts`, at least 1 (Redisson's default `retryDelay` when none is given).
+ */
+export function unlockLatchTtl(options: Pick<ResolvedOptions, 'timeout' | 'retryAttempts'> & { readonly retryDelay?: DelayStrategy }): number {
+  const delay = delayOf(options.retryDelay ?? DEFAULT_RETRY_DELAY, options.retryAttempts);
   return Math.max(1, Math.min(MAX_MILLIS, (options.timeout + delay) * options.retryAttempts));
 }

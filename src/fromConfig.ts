@@ -12,6 +12,7 @@ import { InvalidArgumentError, RedissonConfigError } from './errors.js';
 import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, MASTER_SLAVE_SERVERS, REPLICATED_SERVERS, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
 import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
 import type { NameMapper } from './keys.js';
+import { ConstantDelay, DecorrelatedJitterDelay, EqualJitterDelay, FullJitterDelay, type DelayStrategy } from './DelayStrategy.js';
 
 export type { RedissonConfigSource } from './fromConfig/load.js';
 
@@ -177,6 +178,7 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   set('timeout', read.int(server, 'timeout', `${mode}.`));
   set('retryAttempts', read.int(server, 'retryAttempts', `${mode}.`));
   set('subscriptionTimeout', read.int(server, 'subscriptionTimeout', `${mode}.`));
+  set('retryDelay', retryDelayOf(server, `${mode}.`, problems));
   const mapperAt = server['nameMapper'] != null ? `${mode}.nameMapper` : 'nameMapper';
   set('nameMapper', nameMapper(server['nameMapper'] ?? top['nameMapper'], mapperAt, options, problems));
 
@@ -390,6 +392,63 @@ function parseAddress(value: unknown, path: string, problems: Problem[]): Server
     return undefined;
   }
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? 6379 : Number(url.port), tls: url.protocol === 'rediss:' };
+}
+
+/** Redisson's `DelayStrategy` classes, by the name a config gives them. */
+const DELAY_CLASSES = ['EqualJitterDelay', 'FullJitterDelay', 'ConstantDelay', 'DecorrelatedJitterDelay'] as const;
+
+/**
+ * A section's `retryDelay` (a DelayStrategy class with its durations) or `retryInterval` (ms: Redisson's
+ * `setRetryInterval` makes it a `ConstantDelay`); with both, the later in the file wins, as Redisson's setters
+ * run in the file's order. `undefined` when neither is set.
+ */
+function retryDelayOf(server: Tree, prefix: string, problems: Problem[]): DelayStrategy | undefined {
+  const keys = Object.keys(server).filter((k) => (k === 'retryDelay' || k === 'retryInterval') && server[k] !== null && server[k] !== undefined);
+  const last = keys[keys.length - 1];
+  if (last === undefined) return undefined;
+  const path = prefix + last;
+  const value = server[last];
+  if (last === 'retryInterval') {
+    const ms = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+    if (typeof ms === 'number' && Number.isSafeInteger(ms) && ms >= 0) return new ConstantDelay(ms);
+    problems.push({ path, problem: `must be a non-negative integer (ms), got ${describeValue(value)}` });
+    return undefined;
+  }
+  const fields = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Tree) : {};
+  const cls = typeof fields['class'] === 'string' ? fields['class'] : '';
+  const kind = DELAY_CLASSES.find((name) => cls === `org.redisson.config.${name}`);
+  if (kind === undefined) {
+    problems.push({ path, problem: `must be one of Redisson's DelayStrategy classes (${DELAY_CLASSES.map((c) => `org.redisson.config.${c}`).join(', ')}), got ${describeValue(cls || value)}` });
+    return undefined;
+  }
+  const duration = (key: string, fallback: number): number | undefined => {
+    const given = fields[key];
+    if (given === undefined || given === null) return fallback;
+    const ms = durationMillis(given);
+    if (ms === undefined) problems.push({ path: `${path}.${key}`, problem: `must be an ISO-8601 duration such as PT1S or PT0.5S, got ${describeValue(given)}` });
+    return ms;
+  };
+  // An empty mapping takes Redisson's defaults for it: 100 ms (ConstantDelay), else 100 ms to 1 s.
+  if (kind === 'ConstantDelay') {
+    const delay = duration('delay', 100);
+    return delay === undefined ? undefined : new ConstantDelay(delay);
+  }
+  const empty = Object.keys(fields).length === 1;
+  const base = duration('baseDelay', 100);
+  const max = duration('maxDelay', 1_000);
+  if (!empty && (fields['baseDelay'] == null || fields['maxDelay'] == null)) problems.push({ path, problem: `${kind} needs both baseDelay and maxDelay` });
+  if (base === undefined || max === undefined) return undefined;
+  return kind === 'EqualJitterDelay' ? new EqualJitterDelay(base, max) : kind === 'FullJitterDelay' ? new FullJitterDelay(base, max) : new DecorrelatedJitterDelay(base, max);
+}
+
+/** An ISO-8601 duration (`PT1S`, `PT0.5S`, `PT1M30S`, `P1D`; Java's `Duration.parse`) or a number of seconds, in ms. */
+function durationMillis(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1_000) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(value.trim());
+  if (m === null || value.trim().toUpperCase() === 'P' || /T$/i.test(value.trim())) return undefined;
+  const [, d, h, min, sec] = m;
+  return Math.round(((Number(d ?? 0) * 24 + Number(h ?? 0)) * 60 + Number(min ?? 0)) * 60_000 + Number(sec ?? 0) * 1_000);
 }
 
 /** A config's `nameMapper` (a class, with its fields) as a NameMapper; `undefined` for Redisson's identity. */

@@ -7,7 +7,8 @@
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConnectionError, RedissonShutdownError, RedisTimeoutError } from '../errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from '../generated/lua.js';
-import { retryDelay } from '../config.js';
+import { delayOf, retryDelay } from '../config.js';
+import type { DelayStrategy } from '../DelayStrategy.js';
 import { classify, redirection } from './classify.js';
 import type { CommandArg, CommandConnection } from './driver.js';
 
@@ -40,6 +41,8 @@ export interface SyncPolicy {
   readonly checkLockSyncedSlaves: boolean;
   /** The `WAIT` timeout, ms. */
   readonly slavesSyncTimeout: number;
+  /** The delay before each retry of an undone write (Redisson's `retryDelay`); Redisson's default when absent. */
+  readonly retryDelay?: DelayStrategy;
 }
 
 /** Undoes what a synced write did when its replicas did not confirm it (an acquisition: release it). */
@@ -323,7 +326,8 @@ export class CommandExecutor {
         // changes nothing (`'idempotent'`). A release or an `addPermits` is not: re-sent, its effect would count
         // twice (Redisson sends a semaphore's release once too: `syncedEvalNoRetry`).
         if (attempt >= this.retryAttempts || (undo === undefined && retry !== 'idempotent')) throw error.typed;
-        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+        const delay = sync.retryDelay ? delayOf(sync.retryDelay, attempt) : retryDelay(attempt);
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }

@@ -94,9 +94,10 @@ const BASE: Readonly<Record<string, FieldRule>> = {
   clientName: mapped,
   nameMapper: mapped,
   idleConnectionTimeout: ignored(10_000),
-  // The command executor re-sends with Redisson's default delays (and sizes the unlock latch with them).
-  retryInterval: ignored(1500),
-  retryDelay: ignored(jitter('PT1S', 'PT2S')),
+  // Both set the client's `retryDelay` (Redisson's `setRetryInterval` sets a `ConstantDelay`): the delay before
+  // each retry of an unconfirmed write, and the unlock latch's TTL.
+  retryInterval: mapped,
+  retryDelay: mapped,
   reconnectionDelay: ignored(jitter('PT0.1S', 'PT10S')),
   subscriptionsPerConnection: ignored(5),
   pingConnectionInterval: ignored(30_000),

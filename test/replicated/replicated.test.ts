@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NoSyncedSlavesError, Redisson, type MasterSwitch, type RedissonOptions } from '../../src/index.js';
+import { ConstantDelay, NoSyncedSlavesError, Redisson, type MasterSwitch, type RedissonOptions } from '../../src/index.js';
 import { eventually, uniqueName } from '../support/redis.js';
 import { replicasOnline, startReplicatedSet, type ReplicatedSet } from '../support/replicated.js';
 
@@ -57,14 +57,17 @@ describe('replicated group', () => {
   });
 
   it('both replicas paused: a lock or semaphore acquisition is undone and fails with NoSyncedSlavesError; nothing is left on the master', async () => {
-    const c = client({}, { retryAttempts: 1, slavesSyncTimeout: 200 });
+    // retryDelay: the wait between the undone try and the next one (Redisson's DelayStrategy).
+    const c = client({}, { retryAttempts: 1, slavesSyncTimeout: 200, retryDelay: new ConstantDelay(1_500) });
     const [lockName, semName] = [uniqueName('unsynced'), uniqueName('sem')];
     const semaphore = c.getSemaphore(semName);
     expect(await semaphore.trySetPermits(2)).toBe(true); // also connects and caches the replica count
     const master = set.direct(set.master());
     for (const replica of set.replicas()) replica.pause();
     try {
+      const started = performance.now();
       const error = await c.getLock(lockName).tryLock(0, 10_000).catch((e: unknown) => e);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(2 * 200 + 1_500 - 50); // two WAITs, one retryDelay
       expect(error).toBeInstanceOf(NoSyncedSlavesError);
       expect((error as NoSyncedSlavesError).expected).toBe(2);
       expect((error as NoSyncedSlavesError).synced).toBe(0);
