@@ -100,6 +100,15 @@ export interface RedissonOptions {
    */
   retryDelay?: DelayStrategy;
   /**
+   * Redisson's `pingConnectionInterval` (ms): a PING on each of the client's connections every interval; one
+   * unanswered for a whole interval drops the socket, and the driver reconnects (a subscriber re-subscribes), so a
+   * dead connection (half-open TCP, a frozen server) is noticed in at most two intervals. `0`: off. Redisson's
+   * default is 30000; here it is off by default (ioredis' own socket handling otherwise, as before), and a
+   * Redisson config that sets it turns it on. Not applied to a Redis Cluster's node connections.
+   * @default 0
+   */
+  pingConnectionInterval?: number;
+  /**
    * Maps object names to raw Redis names, like Redisson's `NameMapper`. Use it (not the ioredis
    * `keyPrefix`) for a prefix that Java clients with the same mapper share.
    * @default identity
@@ -157,6 +166,8 @@ export interface ResolvedOptions {
   readonly retryAttempts: number;
   /** Delay (ms) before each retry of an unconfirmed write, and the latch TTL's share ({@link RedissonOptions.retryDelay}). */
   readonly retryDelay: DelayStrategy;
+  /** Ms between PINGs on each connection, 0 for none ({@link RedissonOptions.pingConnectionInterval}). */
+  readonly pingConnectionInterval: number;
   /** Maps object names to Redis names and back ({@link RedissonOptions.nameMapper}); identity by default. */
   readonly nameMapper: NameMapper;
   /** Whether a lease below one second emits a process warning once ({@link RedissonOptions.shortLeaseWarning}). */
@@ -196,6 +207,8 @@ export const DEFAULTS = Object.freeze({
   retryAttempts: 4,
   /** Default of {@link RedissonOptions.retryDelay}, as Redisson's: `EqualJitterDelay(1000, 2000)`. */
   retryDelay: DEFAULT_RETRY_DELAY,
+  /** Default of {@link RedissonOptions.pingConnectionInterval}: off (Redisson's is 30000). */
+  pingConnectionInterval: 0,
   /** Default of {@link RedissonOptions.shortLeaseWarning}. */
   shortLeaseWarning: true,
   /** Default of {@link RedissonOptions.checkLockSyncedSlaves}, as Redisson's. */
@@ -222,7 +235,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'retryDelay', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'retryDelay', 'pingConnectionInterval', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -423,6 +436,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
     retryDelay: retryDelayStrategy as DelayStrategy,
+    pingConnectionInterval: requireInteger(given('pingConnectionInterval', DEFAULTS.pingConnectionInterval), 'pingConnectionInterval', 0, MAX_TIMER_MS),
     nameMapper: nameMapper as NameMapper,
     shortLeaseWarning,
     checkLockSyncedSlaves,

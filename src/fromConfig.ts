@@ -179,6 +179,7 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   set('retryAttempts', read.int(server, 'retryAttempts', `${mode}.`));
   set('subscriptionTimeout', read.int(server, 'subscriptionTimeout', `${mode}.`));
   set('retryDelay', retryDelayOf(server, `${mode}.`, problems));
+  set('pingConnectionInterval', read.int(server, 'pingConnectionInterval', `${mode}.`));
   const mapperAt = server['nameMapper'] != null ? `${mode}.nameMapper` : 'nameMapper';
   set('nameMapper', nameMapper(server['nameMapper'] ?? top['nameMapper'], mapperAt, options, problems));
 

@@ -100,7 +100,8 @@ const BASE: Readonly<Record<string, FieldRule>> = {
   retryDelay: mapped,
   reconnectionDelay: ignored(jitter('PT0.1S', 'PT10S')),
   subscriptionsPerConnection: ignored(5),
-  pingConnectionInterval: ignored(30_000),
+  // A PING per connection every interval, a dead socket dropped (off unless the file sets it: see the option).
+  pingConnectionInterval: mapped,
   keepAlive: ignored(false),
   tcpKeepAliveCount: ignored(0),
   tcpKeepAliveIdle: ignored(0),

@@ -14,6 +14,7 @@ import { IoredisSubscriber } from './IoredisSubscriber.js';
 import { followsMaster, isRedisInstance, isSentinelMode } from './recognize.js';
 import { SentinelFollower } from './sentinel.js';
 import { nodeOptions, ReplicatedFollower } from './replicated.js';
+import { pingConnection } from './ping.js';
 import { isMasterSlaveOption, isReplicatedOption, parseNodeAddress, type NodeAddress } from '../replicated.js';
 import { loadIoredis } from './ioredisModule.js';
 import type { RedisConnection } from './types.js';
@@ -76,6 +77,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   subscriberConnection.on('error', () => undefined);
   const transport = new TransportChoice(cluster ? clusterTransport(connection, options) : 'classic');
   let follower: SentinelFollower | ReplicatedFollower | null = null;
+  const stopPings: (() => void)[] = [];
   return {
     command,
     subscriber: new IoredisSubscriber(subscriberConnection, transport),
@@ -85,10 +87,16 @@ export function connectIoredis(options: ResolvedOptions): Connections {
     follow(gate: CommandGate, waker: WaiterWaker, closed: () => boolean, onFailover: (change: MasterSwitch) => void): void {
       if (cluster) gate.onMoved(followClusterTopology(connection as Cluster, subscriberConnection as Cluster, waker, closed));
       if (sentinel && followsMaster(connection as Redis)) follower = new SentinelFollower(connection as Redis, subscriberConnection as Redis, gate, onFailover);
+      // Redisson's pingConnectionInterval, on a standalone, Sentinel, replicated or master/slave client's two
+      // connections (a cluster's node connections are ioredis' own).
+      if (options.pingConnectionInterval > 0 && cluster === null) {
+        for (const redis of [connection, subscriberConnection] as Redis[]) stopPings.push(pingConnection(redis, options.pingConnectionInterval));
+      }
       if (group) follower = new ReplicatedFollower(group.nodes, group.base, connection as Redis, subscriberConnection as Redis, gate, group.scanInterval, options.timeout, onFailover);
     },
     unfollow(): void {
       follower?.close();
+      for (const stop of stopPings.splice(0)) stop();
     },
     close(timeoutMs: number): Promise<void> {
       return owns ? closeConnection(connection, timeoutMs) : Promise.resolve();
