@@ -36,6 +36,7 @@ function upTo(bound: number): number {
  */
 export class EqualJitterDelay implements DelayStrategy {
   /**
+   * Redisson's `new EqualJitterDelay(baseDelay, maxDelay)`, in ms.
    * @param baseDelay ms, the delay of the first retry before jitter.
    * @param maxDelay ms, the largest delay before jitter.
    */
@@ -60,6 +61,7 @@ export class EqualJitterDelay implements DelayStrategy {
  */
 export class FullJitterDelay implements DelayStrategy {
   /**
+   * Redisson's `new FullJitterDelay(baseDelay, maxDelay)`, in ms.
    * @param baseDelay ms, the first retry's largest delay.
    * @param maxDelay ms, the largest delay.
    */
@@ -83,7 +85,10 @@ export class FullJitterDelay implements DelayStrategy {
  * @example new ConstantDelay(500)
  */
 export class ConstantDelay implements DelayStrategy {
-  /** @param delay ms before every retry. */
+  /**
+   * Redisson's `new ConstantDelay(delay)`, in ms.
+   * @param delay ms before every retry.
+   */
   constructor(readonly delay: number) {
     requireMillis(delay, 'delay');
   }
@@ -103,6 +108,7 @@ export class DecorrelatedJitterDelay implements DelayStrategy {
   #previous = 0;
 
   /**
+   * Redisson's `new DecorrelatedJitterDelay(minDelay, maxDelay)`, in ms.
    * @param minDelay ms, the smallest delay.
    * @param maxDelay ms, the largest delay.
    */
