@@ -1,12 +1,13 @@
 /**
  * What every object of the client shares: Redisson's `RedissonObject`. Its name as given and as mapped to the
  * Redis key, the client context it talks to Redis through, its identity in diagnostics, and the `RObject`
- * methods that only need its keys: `isExists`, `delete`, `sizeInMemory`.
+ * methods that only need its keys: `isExists`, `delete`, `sizeInMemory`; and its listeners (`RObservable`).
  */
 import type { ClientContext } from './ClientContext.js';
 import { mapName } from './config.js';
 import type { DiagnosticsTarget } from './diagnostics.js';
 import type { LuaScriptId } from './generated/lua.js';
+import { checkNotifications, LISTENER_PATTERNS, listenerKind, type ObjectListener } from './listeners.js';
 
 /**
  * An object of the client, named by a key. Obtained from the client's `get…` methods.
@@ -77,6 +78,59 @@ export abstract class RObject {
     const keys = this.objectKeys;
     if (keys.length === 1) return Number((await this.ctx.executor.command('MEMORY', 'USAGE', this.rawName)) ?? 0);
     return Number(await this.objectScript('object/sizeInMemory', keys, []));
+  }
+
+  /**
+   * Calls `listener` when the object's key expires (an `ExpiredObjectListener`: `{ onExpired(name) }`) or is
+   * deleted (a `DeletedObjectListener`: `{ onDeleted(name) }`), from Redis' keyspace notifications: a
+   * PSUBSCRIBE of Redisson's pattern `__keyevent@*:expired` / `__keyevent@*:del` on the client's subscriber
+   * connection (on every master of a cluster), shared by all listeners of the client and subscribed again after a
+   * reconnect or failover (events published while disconnected are lost, as in Redisson). Only the object's own
+   * key counts (a FairLock's queue expiring does not), as Redisson's `getRawName()` check. Called on the event
+   * loop; a listener that throws is reported as a process warning. Redisson `addListener(ObjectListener)` /
+   * `addListenerAsync`.
+   *
+   * Needs the server's `notify-keyspace-events` to contain `Ex` (expired) or `Eg` (deleted), or `EA` for both:
+   * checked first with `CONFIG GET` (skipped where CONFIG is refused), unlike Redisson, which never checks.
+   * @returns the listener's id, for {@link removeListener}; unique within the client.
+   * @throws InvalidArgumentError for a listener of neither kind; KeyspaceNotificationsDisabledError when the
+   *   server does not publish the event (nothing is subscribed); RedisTimeoutError when the subscription is not
+   *   confirmed within `subscriptionTimeout`.
+   * @example
+   * const id = await lock.addListener({ onExpired: (name) => console.log(`${name} expired`) });
+   * await lock.removeListener(id);
+   */
+  async addListener(listener: ObjectListener): Promise<number> {
+    const kind = listenerKind(listener);
+    this.ctx.ensureOpen();
+    await checkNotifications(this.ctx, this.#name, this.rawName, kind);
+    // The event's message is the key as stored, driver keyPrefix included.
+    const key = this.ctx.executor.connection.keyPrefix + this.rawName;
+    const name = this.rawName;
+    const id = await this.ctx.pubsub.addPatternListener(
+      kind.pattern,
+      (_channel, message) => {
+        if (message !== key) return;
+        try {
+          kind.call(listener, name);
+        } catch (error) {
+          process.emitWarning(`redisson-ts: an object listener of '${name}' threw: ${String(error)}`, { code: 'REDISSON_LISTENER_ERROR', detail: error instanceof Error ? error.stack ?? '' : '' });
+        }
+      },
+      this.ctx.options.subscriptionTimeout,
+    );
+    return id;
+  }
+
+  /**
+   * Removes listener `listenerId` of the client (nothing when there is none), as Redisson, whose ids are not tied to
+   * the object that added them; the client's last listener on
+   * an event unsubscribes its pattern (PUNSUBSCRIBE), and the promise resolves once that is done. Redisson
+   * `removeListener(int)` / `removeListenerAsync`.
+   */
+  async removeListener(listenerId: number): Promise<void> {
+    // As Redisson: the id is looked for under each pattern (ids are unique within the client).
+    await Promise.all(LISTENER_PATTERNS.map((pattern) => this.ctx.pubsub.removePatternListener(pattern, listenerId)));
   }
 
   /**

@@ -25,7 +25,8 @@ export type RedissonErrorCode =
   | 'ERR_REDISSON_CROSS_SLOT_NAME'
   | 'ERR_REDISSON_INVALID_ARGUMENT'
   | 'ERR_REDISSON_OUT_OF_RANGE'
-  | 'ERR_REDISSON_DRIVER_MISSING';
+  | 'ERR_REDISSON_DRIVER_MISSING'
+  | 'ERR_REDISSON_KEYSPACE_NOTIFICATIONS_DISABLED';
 
 /**
  * Gives an error class its `name` and `code` on its prototype, spelled out rather than taken from the class's
@@ -523,4 +524,49 @@ function wholeKeyReason(name: string): string {
   if (name[open + 1] === '}') return 'its first hash tag `{}` is empty';
   if (name.indexOf('}', open + 1) < 0) return `its \`{\` is never closed`;
   return 'it has no usable hash tag';
+}
+
+/**
+ * `addListener()` of an object (an `ExpiredObjectListener` or `DeletedObjectListener`) on a server whose
+ * `notify-keyspace-events` setting lacks what the listener needs, so it would never be called: `E` (keyevent
+ * notifications) and `x` (expired) or `g` (generic commands, for `del`), or `A` for all classes. Checked with
+ * `CONFIG GET notify-keyspace-events` before anything is subscribed (in a cluster, on the master of the object's slot); where CONFIG
+ * is not permitted (an ACL, a managed service that renames it) the check is skipped, as Redisson never makes it.
+ * Java Redisson does not check: its listener is silently never called.
+ */
+export class KeyspaceNotificationsDisabledError extends RedissonError {
+  static {
+    declareError(this, 'KeyspaceNotificationsDisabledError', 'ERR_REDISSON_KEYSPACE_NOTIFICATIONS_DISABLED');
+  }
+
+  /** The flags the listener needs, as `notify-keyspace-events` spells them (`Ex`, `Eg`). */
+  readonly required: string;
+  /** The server's setting as `CONFIG GET` returned it (`''`: notifications off). */
+  readonly current: string;
+  /** The server that answered (`host:port`, or the cluster master), when known. */
+  readonly server: string;
+
+  /**
+   * Creates the error; the message names the event, the server's setting and the command that enables it.
+   * @param event the keyspace event the listener waits for (`expired`, `del`)
+   */
+  constructor(objectName: string, event: string, required: string, current: string, server: string) {
+    const where = server === '' ? 'the server' : `the server ${server}`;
+    const wanted = mergeFlags(current, required);
+    super(
+      `addListener('${objectName}'): a listener for '${event}' events needs keyspace notifications with the flags '${required}' ` +
+        `(notify-keyspace-events), and ${where} has '${current}'${current === '' ? ' (off)' : ''}. ` +
+        `Enable them on every master: CONFIG SET notify-keyspace-events ${wanted} (or notify-keyspace-events "${wanted}" in redis.conf; on a managed service, its parameter group).`,
+    );
+    this.required = required;
+    this.current = current;
+    this.server = server;
+  }
+}
+
+/** `current` with the letters of `required` it lacks. */
+function mergeFlags(current: string, required: string): string {
+  let merged = current;
+  for (const flag of required) if (!merged.includes(flag)) merged += flag;
+  return merged;
 }

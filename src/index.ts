@@ -76,8 +76,10 @@ export {
   RedissonShutdownError,
   RedissonConfigError,
   RedisDriverMissingError,
+  KeyspaceNotificationsDisabledError,
   type NodeVote,
   type PlacedName,
 } from './errors.js';
+export type { DeletedObjectListener, ExpiredObjectListener, ObjectListener } from './listeners.js';
 export { identityNameMapper, lockChannelName, prefixName, suffixName, unlockLatchName, type NameMapper } from './keys.js';
 export { NEW_COUNT_MESSAGE, READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE, ZERO_COUNT_MESSAGE } from './pubsub/wakePolicies.js';

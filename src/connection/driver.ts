@@ -73,6 +73,11 @@ export interface CommandConnection extends ConnectionEventSource {
    * connection to it.
    */
   infoOf(master: string): ((section: string) => Promise<string>) | undefined;
+  /**
+   * How to send a keyless command (`CONFIG GET …`) to `master` (as {@link masterOf} names it), or `undefined` when
+   * the driver has no connection to it. On a single server or Sentinel master (`''`), the command connection.
+   */
+  commandOn(master: string): ((name: string, ...args: CommandArg[]) => Promise<unknown>) | undefined;
   /** Asks the cluster for its slot map again (after a MOVED); resolves at once elsewhere. */
   refreshTopology(): Promise<void>;
   /** Calls `listener` when the topology may have changed (a cluster's slot map refreshed); returns the off switch. */
@@ -97,6 +102,18 @@ export interface SubscriberConnection extends ConnectionEventSource {
   unsubscribe(channel: string): Promise<unknown>;
   /** Calls `listener` for every message on a subscribed channel (classic or sharded). */
   onMessage(listener: (channel: string, message: string) => void): void;
+  /**
+   * PSUBSCRIBE `pattern` (never prefixed, never sharded: keyspace notifications are classic pub/sub). Keyspace
+   * notifications are node-local, so in a cluster the driver subscribes the pattern on every master (and on a
+   * master that joins later), as Redisson's `PublishSubscribeService.psubscribe` does for `__keyspace`/`__keyevent`
+   * patterns; it resolves once every master confirmed it. Like `subscribe`, not replayed by the driver: the
+   * owner psubscribes again on every `ready`.
+   */
+  psubscribe(pattern: string): Promise<unknown>;
+  /** PUNSUBSCRIBE `pattern` (on every master in a cluster). */
+  punsubscribe(pattern: string): Promise<unknown>;
+  /** Calls `listener` for every message matching a subscribed pattern (from any master in a cluster). */
+  onPatternMessage(listener: (pattern: string, channel: string, message: string) => void): void;
   /** QUIT when connected (at most `timeoutMs`), else drop the socket; resolves once no socket or timer is left. */
   close(timeoutMs: number): Promise<void>;
 }

@@ -11,6 +11,10 @@
  * the connection is `ready`; on every `ready` each channel that has waiters is subscribed again (and its
  * waiters woken once the server confirms it, since messages may have been missed); an UNSUBSCRIBE is
  * only written for a SUBSCRIBE already on the same socket, so it can never overtake it.
+ *
+ * Patterns (the RObject listeners' keyspace notifications) follow the same rules: one PSUBSCRIBE per pattern
+ * shared by its listeners, written only when ready, written again on every `ready`, and a PUNSUBSCRIBE only
+ * after a PSUBSCRIBE on the same socket.
  */
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { IllegalStateError, RedisTimeoutError, RedissonShutdownError } from '../errors.js';
@@ -40,6 +44,20 @@ interface WaiterState {
   readonly ticket: number;
   signaled: boolean;
   wake: (() => void) | null;
+}
+
+/** A pattern's listeners (RObject listeners on keyspace notifications), by id. */
+interface PatternEntry {
+  readonly listeners: Map<number, (channel: string, message: string) => void>;
+  /** Settles when the server first confirms the pattern. */
+  readonly ready: DeferredPromise<void>;
+  confirmed: boolean;
+}
+
+/** A message of a subscribed pattern. */
+interface PatternMessage {
+  readonly channel: string;
+  readonly message: string;
 }
 
 /** How a {@link Subscription.wait} ended. */
@@ -180,6 +198,12 @@ export class PublishSubscribe {
   private readonly messages = createEmitter<Record<string, string>>();
   // Channels whose SUBSCRIBE was written on the current socket (and not unsubscribed since).
   private readonly onServer = new Set<string>();
+  // Pattern subscriptions (keyspace notifications: RObject listeners), by pattern; never prefixed.
+  private readonly patterns = new Map<string, PatternEntry>();
+  private readonly patternMessages = createEmitter<Record<string, PatternMessage>>();
+  // Patterns whose PSUBSCRIBE was written on the current socket (and not punsubscribed since).
+  private readonly patternsOnServer = new Set<string>();
+  private nextListenerId = 1;
   // Bumped on every close and ready: a reply from an older socket is ignored.
   private epoch = 0;
   private live = false;
@@ -204,17 +228,20 @@ export class PublishSubscribe {
     private readonly lingerMs = 0,
   ) {
     subscriber.onMessage((channel, message) => this.messages.emit(channel, message));
+    subscriber.onPatternMessage((pattern, channel, message) => this.patternMessages.emit(pattern, { channel, message }));
 
     subscriber.on('ready', () => {
       this.epoch++;
       this.live = true;
       this.onServer.clear();
+      this.patternsOnServer.clear();
       this.reconcile();
     });
     subscriber.on('close', () => {
       this.epoch++;
       this.live = false;
       this.onServer.clear();
+      this.patternsOnServer.clear();
       // A lingering channel has nobody to re-subscribe for.
       for (const [wire, entry] of this.entries) if (entry.linger) this.drop(wire, entry);
     });
@@ -348,12 +375,92 @@ export class PublishSubscribe {
     this.entries.clear();
     this.messages.all.clear();
     this.onServer.clear();
+    for (const entry of this.patterns.values()) entry.ready.reject(new RedissonShutdownError());
+    this.patterns.clear();
+    this.patternMessages.all.clear();
+    this.patternsOnServer.clear();
     await this.subscriber.close(timeoutMs);
   }
 
-  /** Writes a SUBSCRIBE for every channel with waiters that the current socket lacks. Only when ready. */
+  /** Number of patterns this client is subscribed to (or subscribing to) now: one per listened-to event kind. */
+  get patternCount(): number {
+    return this.patterns.size;
+  }
+
+  /**
+   * Calls `listener` for every message of a channel matching `pattern` (PSUBSCRIBE, never prefixed: keyspace
+   * notifications), subscribing the pattern on its first listener; resolves with the listener's id once the
+   * server confirmed the pattern, or rejects with `RedisTimeoutError` after `timeoutMs` (the listener is then
+   * removed). Redisson's `RedissonPatternTopic.addListener`. The pattern is subscribed again on every reconnect.
+   */
+  async addPatternListener(pattern: string, listener: (channel: string, message: string) => void, timeoutMs: number): Promise<number> {
+    if (this.closed) throw new RedissonShutdownError();
+    const id = this.nextListenerId++;
+    let entry = this.patterns.get(pattern);
+    if (!entry) {
+      entry = { listeners: new Map(), ready: pDefer<void>(), confirmed: false };
+      entry.ready.promise.catch(() => undefined);
+      const created = entry;
+      this.patternMessages.on(pattern, ({ channel, message }) => {
+        for (const l of [...created.listeners.values()]) l(channel, message);
+      });
+      this.patterns.set(pattern, entry);
+      if (this.subscriber.status === 'wait') this.subscriber.connect().catch(() => undefined);
+      this.reconcile();
+    }
+    entry.listeners.set(id, listener);
+    try {
+      await withTimeout(entry.ready.promise, timeoutMs, undefined, `Pattern subscription to ${pattern}`);
+    } catch (error) {
+      await this.removePatternListener(pattern, id);
+      throw error;
+    }
+    return id;
+  }
+
+  /**
+   * Removes listener `id` of `pattern` (nothing when it has none); the last one's removal PUNSUBSCRIBEs the
+   * pattern, and resolves once the server confirmed it (a socket that closed meanwhile dropped it anyway).
+   */
+  async removePatternListener(pattern: string, id: number): Promise<void> {
+    const entry = this.patterns.get(pattern);
+    if (!entry?.listeners.delete(id) || entry.listeners.size > 0) return;
+    this.patterns.delete(pattern);
+    this.patternMessages.all.delete(pattern);
+    entry.ready.reject(new RedissonShutdownError('subscription released'));
+    if (this.live && !this.closed && this.patternsOnServer.delete(pattern)) {
+      await this.subscriber.punsubscribe(pattern).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Writes a PSUBSCRIBE for every pattern with listeners and a SUBSCRIBE for every channel with waiters that the
+   * current socket lacks. Only when ready.
+   */
   private reconcile(): void {
     if (!this.live || this.closed) return;
+    for (const [pattern, entry] of this.patterns) {
+      if (this.patternsOnServer.has(pattern)) continue;
+      this.patternsOnServer.add(pattern);
+      const epoch = this.epoch;
+      this.subscriber.psubscribe(pattern).then(
+        () => {
+          if (epoch !== this.epoch || this.patterns.get(pattern) !== entry) return;
+          entry.confirmed = true;
+          entry.ready.resolve();
+        },
+        (error: unknown) => {
+          if (epoch !== this.epoch || this.patterns.get(pattern) !== entry) return;
+          this.patternsOnServer.delete(pattern);
+          if (!isServerRefusal(error)) return;
+          if (!entry.confirmed) {
+            this.patterns.delete(pattern);
+            this.patternMessages.all.delete(pattern);
+            entry.ready.reject(error);
+          }
+        },
+      );
+    }
     for (const [wire, entry] of this.entries) {
       if (this.onServer.has(wire)) continue;
       this.onServer.add(wire);

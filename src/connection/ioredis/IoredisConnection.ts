@@ -87,6 +87,11 @@ export class IoredisConnection implements CommandConnection {
     return node === undefined ? undefined : (section) => node.info(section);
   }
 
+  commandOn(master: string): ((name: string, ...args: CommandArg[]) => Promise<unknown>) | undefined {
+    const node = isClusterInstance(this.redis) ? this.redis.nodes('master').find((n) => nodeKey(n) === master) : this.redis;
+    return node === undefined ? undefined : (name, ...args) => node.call(name.toLowerCase(), ...args);
+  }
+
   refreshTopology(): Promise<void> {
     const redis = this.redis;
     if (!isClusterInstance(redis)) return Promise.resolve();

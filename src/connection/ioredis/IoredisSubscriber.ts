@@ -7,6 +7,7 @@ import type { Cluster } from 'ioredis';
 import type { ConnectionEvents, ConnectionStatus, SubscriberConnection } from '../driver.js';
 import { TransportChoice } from '../transport.js';
 import { closeConnection } from './close.js';
+import type { ClusterPatterns } from './clusterPatterns.js';
 import { isClusterInstance } from './recognize.js';
 import type { RedisConnection } from './types.js';
 
@@ -18,6 +19,8 @@ export class IoredisSubscriber implements SubscriberConnection {
   constructor(
     readonly redis: RedisConnection,
     private readonly transport = new TransportChoice(),
+    /** A cluster's patterns, subscribed on every master (keyspace notifications are node-local). */
+    private readonly patterns: ClusterPatterns | null = null,
   ) {
     if (!isClusterInstance(redis)) {
       // Nothing may be queued or replayed behind our back: every (UN)SUBSCRIBE is written by PublishSubscribe.
@@ -52,6 +55,19 @@ export class IoredisSubscriber implements SubscriberConnection {
     this.redis.on('smessage', listener);
   }
 
+  psubscribe(pattern: string): Promise<unknown> {
+    return this.patterns ? this.patterns.psubscribe(pattern) : this.redis.psubscribe(pattern);
+  }
+
+  punsubscribe(pattern: string): Promise<unknown> {
+    return this.patterns ? this.patterns.punsubscribe(pattern) : this.redis.punsubscribe(pattern);
+  }
+
+  onPatternMessage(listener: (pattern: string, channel: string, message: string) => void): void {
+    if (this.patterns) this.patterns.onMessage(listener);
+    else this.redis.on('pmessage', listener);
+  }
+
   on<E extends keyof ConnectionEvents>(event: E, listener: ConnectionEvents[E]): void {
     this.redis.on(event, listener);
   }
@@ -60,7 +76,7 @@ export class IoredisSubscriber implements SubscriberConnection {
     this.redis.off(event, listener);
   }
 
-  close(timeoutMs: number): Promise<void> {
-    return closeConnection(this.redis, timeoutMs);
+  async close(timeoutMs: number): Promise<void> {
+    await Promise.all([closeConnection(this.redis, timeoutMs), this.patterns?.close(timeoutMs)]);
   }
 }

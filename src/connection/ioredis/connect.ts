@@ -8,6 +8,7 @@ import type { ResolvedOptions } from '../../config.js';
 import type { CommandGate, Connections, MasterSwitch, WaiterWaker } from '../driver.js';
 import { TransportChoice } from '../transport.js';
 import { closeConnection } from './close.js';
+import { ClusterPatterns } from './clusterPatterns.js';
 import { clusterSetup, clusterTransport, followClusterTopology } from './clusterTopology.js';
 import { IoredisConnection } from './IoredisConnection.js';
 import { IoredisSubscriber } from './IoredisSubscriber.js';
@@ -80,7 +81,7 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   const stopPings: (() => void)[] = [];
   return {
     command,
-    subscriber: new IoredisSubscriber(subscriberConnection, transport),
+    subscriber: new IoredisSubscriber(subscriberConnection, transport, cluster ? new ClusterPatterns(connection as Cluster) : null),
     publishCommand: () => transport.publishCommand(),
     replicated: cluster !== null || sentinel || group !== null || fixedMaster !== null,
     native: connection,

@@ -12,6 +12,7 @@ import { semaphoreScenarios } from './semaphore.js';
 import { countDownLatchScenarios } from './countDownLatch.js';
 import { permitExpirableSemaphoreScenarios } from './permitExpirableSemaphore.js';
 import { objectMethodsScenarios } from './objectMethods.js';
+import { listenerScenarios } from './listeners.js';
 
 export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   fencedLockScenarios,
@@ -23,4 +24,5 @@ export const PRIMITIVE_SCENARIOS: readonly InteropScenarios[] = [
   permitExpirableSemaphoreScenarios,
   countDownLatchScenarios,
   objectMethodsScenarios,
+  listenerScenarios,
 ];
