@@ -8,7 +8,7 @@
 import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConstantDelay, NoSyncedSlavesError, Redisson, type MasterSwitch, type RedissonOptions } from '../../src/index.js';
+import { ConstantDelay, NoSyncedSlavesError, RedisConnectionError, Redisson, type MasterSwitch, type RedissonOptions } from '../../src/index.js';
 import { eventually, uniqueName } from '../support/redis.js';
 import { replicasOnline, startReplicatedSet, type ReplicatedSet } from '../support/replicated.js';
 
@@ -119,6 +119,24 @@ describe('replicated group', () => {
     expect(await nextMaster.exists(name)).toBe(0);
   }, 60_000);
 
+  it('an object listener added before a promotion is called for an event on the new master (its pattern re-subscribed there)', async () => {
+    for (const node of set.nodes) await set.direct(node).config('SET', 'notify-keyspace-events', 'Egx');
+    const c = client({ scanInterval: 200 });
+    const name = uniqueName('listener');
+    const lock = c.getLock(name);
+    const expired: string[] = [];
+    await lock.addListener({ onExpired: (n) => expired.push(n) });
+    const next = set.replicas()[0]!;
+    const followed = once(c, 'failover');
+    await set.promote(next);
+    await followed;
+    const nextMaster = set.direct(next);
+    await eventually(async () => Number(await nextMaster.call('PUBSUB', 'NUMPAT')) === 1, 10_000, 'the pattern on the new master');
+    await lock.lock(20); // a 20 ms lease on the new master: it expires there
+    await eventually(() => expired.length === 1, 5_000, 'the expired event from the new master');
+    expect(expired).toEqual([name]);
+  }, 60_000);
+
   it('a write refused with READONLY by a demoted master re-checks at once (long before the next scan) and lands on the new master', async () => {
     const c = client({ scanInterval: 600_000 });
     await c.getLock(uniqueName('warm')).tryLock(0, 10_000);
@@ -136,6 +154,19 @@ describe('replicated group', () => {
     expect(await set.direct(oldMaster).hlen(name)).toBe(1); // replicated to the demoted one, now a replica
     await lock.unlock();
   }, 60_000);
+});
+
+describe('no node answers', () => {
+  it('commands fail with RedisConnectionError after timeout (no master found); shutdown leaves nothing behind', async () => {
+    const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TCPWRAP').length;
+    const before = sockets();
+    const c = Redisson.create({ redis: { replicatedNodes: ['redis://127.0.0.1:1'], scanInterval: 100 }, timeout: 500, shortLeaseWarning: false });
+    const started = performance.now();
+    await expect(c.getLock(uniqueName('nowhere')).tryLock()).rejects.toThrow(RedisConnectionError);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    await c.shutdown();
+    await eventually(() => sockets() <= before, 2_000, 'the probe sockets to close');
+  });
 });
 
 describe('master/slave (fixed master)', () => {
