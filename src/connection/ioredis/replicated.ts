@@ -13,6 +13,19 @@ import { nodeName, pickMaster, roleOf, type NodeAddress } from '../replicated.js
 import { loadIoredis } from './ioredisModule.js';
 import { connectedTo } from './sentinel.js';
 
+interface Socket {
+  readonly remotePort?: number;
+  readonly remoteAddress?: string;
+}
+
+function socketOf(redis: Redis): Socket | undefined {
+  return (redis as unknown as { stream?: Socket }).stream;
+}
+
+function normalizeIp(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
 /** ioredis options of one node of a deployment: the node's address on the shared connection options. */
 export function nodeOptions(base: RedisOptions, node: NodeAddress): RedisOptions {
   return { ...base, host: node.host, port: node.port, ...(node.tls && base.tls === undefined ? { tls: {} } : {}) };
@@ -57,7 +70,7 @@ export class ReplicatedFollower {
       probe.on('error', () => undefined);
       return probe;
     });
-    gate.admitWhen(() => this.#current >= 0 && connectedTo(command, this.#target()));
+    gate.admitWhen(() => this.#current >= 0 && this.#onMaster(command));
     gate.onReadOnly(() => this.recheck());
     for (const redis of [command, subscriber]) redis.on('ready', () => this.#check(redis));
     void this.#scanThenSchedule();
@@ -65,6 +78,25 @@ export class ReplicatedFollower {
 
   #target(): NodeAddress {
     return this.nodes[this.#current] as NodeAddress;
+  }
+
+  /**
+   * Whether `redis`'s socket is on the current master. Managed services name their nodes by host name, all on
+   * one port, so the port alone proves nothing: the socket's peer must not be another node's, as that node's
+   * probe (connected by the same name) sees it. A peer equal to the master probe's is the master; one that equals
+   * no probe's (a name with several addresses, another IP family) counts as the master when the port is its.
+   */
+  #onMaster(redis: Redis): boolean {
+    if (this.#current < 0 || redis.status !== 'ready') return false;
+    const mine = socketOf(redis);
+    if (mine?.remotePort === undefined || mine.remoteAddress === undefined) return connectedTo(redis, this.#target());
+    const peer = `${normalizeIp(mine.remoteAddress)}:${mine.remotePort}`;
+    const peers = this.#probes.map((probe) => {
+      const s = probe.status === 'ready' ? socketOf(probe) : undefined;
+      return s?.remotePort === undefined || s.remoteAddress === undefined ? null : `${normalizeIp(s.remoteAddress)}:${s.remotePort}`;
+    });
+    if (peers[this.#current] === peer) return true;
+    return mine.remotePort === this.#target().port && !peers.some((p, i) => i !== this.#current && p === peer);
   }
 
   /** The current master, `host:port` as the node list names it; null before the first scan found one. */
@@ -111,7 +143,7 @@ export class ReplicatedFollower {
   /** On every `ready`: a connection that landed anywhere but the current master is moved (commands held). */
   #check(redis: Redis): void {
     if (this.#current < 0 || this.#closed) return;
-    if (connectedTo(redis, this.#target())) {
+    if (this.#onMaster(redis)) {
       if (redis === this.command) this.gate.admit();
       return;
     }
@@ -124,7 +156,7 @@ export class ReplicatedFollower {
     this.#moving.add(redis);
     try {
       for (let attempt = 0; !this.#closed; attempt++) {
-        if (connectedTo(redis, this.#target())) {
+        if (this.#onMaster(redis)) {
           if (redis === this.command) this.gate.admit();
           return;
         }
