@@ -16,7 +16,7 @@ import { followsMaster, isRedisInstance, isSentinelMode } from './recognize.js';
 import { SentinelFollower } from './sentinel.js';
 import { nodeOptions, ReplicatedFollower } from './replicated.js';
 import { pingConnection } from './ping.js';
-import { isMasterSlaveOption, isReplicatedOption, parseNodeAddress, type NodeAddress } from '../replicated.js';
+import { DEFAULT_SCAN_INTERVAL, isMasterSlaveOption, isReplicatedOption, parseNodeAddress, type NodeAddress } from '../replicated.js';
 import { loadIoredis } from './ioredisModule.js';
 import type { RedisConnection } from './types.js';
 
@@ -30,8 +30,8 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   const redis = options.redis;
   const cluster = clusterSetup(redis, options);
   // A replicated group: its nodes (the master is found by scanning them); a master/slave deployment: its master.
-  const group = isReplicatedOption(redis) ? { nodes: redis.replicatedNodes.map(address), base: (redis.redisOptions ?? {}), scanInterval: redis.scanInterval ?? 1_000 } : null;
-  const fixedMaster = isMasterSlaveOption(redis) ? nodeOptions((redis.redisOptions ?? {}), address(redis.masterAddress)) : null;
+  const group = isReplicatedOption(redis) ? { nodes: redis.replicatedNodes.map(address), base: redis.redisOptions ?? {}, scanInterval: redis.scanInterval ?? DEFAULT_SCAN_INTERVAL } : null;
+  const fixedMaster = isMasterSlaveOption(redis) ? nodeOptions(redis.redisOptions ?? {}, address(redis.masterAddress)) : null;
   let connection: RedisConnection;
   let owns: boolean;
   if (group) {
