@@ -204,4 +204,20 @@ describe('master/slave (fixed master)', () => {
     }
     await replicasOnline(direct, 2);
   }, 60_000);
+
+  it('Redisson.fromConfig of a masterSlaveServersConfig: the client writes to the master with WAIT', async () => {
+    const master = set.master();
+    const c = Redisson.fromConfig({
+      masterSlaveServersConfig: { masterAddress: `redis://127.0.0.1:${master.port}`, slaveAddresses: set.replicas().map((r) => `redis://127.0.0.1:${r.port}`) },
+    });
+    clients.push(c);
+    const direct = set.direct(master);
+    const name = uniqueName('ms-config');
+    const before = await waits(direct);
+    const lock = c.getLock(name);
+    await lock.lock(60_000);
+    expect(await waits(direct)).toBeGreaterThan(before);
+    for (const replica of set.replicas()) expect(await set.direct(replica).hlen(name)).toBe(1);
+    await lock.unlock();
+  });
 });
