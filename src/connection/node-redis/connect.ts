@@ -21,14 +21,18 @@ export function isNodeRedisTarget(redis: unknown): boolean {
 
 export function connectNodeRedis(options: ResolvedOptions): Connections {
   const redis: unknown = options.redis;
+  // Redisson's pingConnectionInterval as node-redis' own `pingInterval`, on the clients we make: a PING every
+  // interval keeps an idle connection alive; node-redis does not drop a socket whose PING goes unanswered (it
+  // has no public way to), unlike ioredis' driver (ping.ts). A client passed in keeps its own setting.
+  const ping = options.pingConnectionInterval > 0 ? { pingInterval: options.pingConnectionInterval } : {};
   let client: NodeRedisClient;
   let owns: boolean;
   if (isNodeRedisClient(redis)) {
     client = redis;
     owns = false;
   } else if (isNodeRedisOptions(redis)) {
-    const given = redis.options ?? {};
-    client = loadNodeRedis().createClient(redis.url === undefined ? { ...given } : { ...given, url: redis.url }) as NodeRedisClient;
+    const given = { ...(redis.options ?? {}), ...ping };
+    client = loadNodeRedis().createClient(redis.url === undefined ? given : { ...given, url: redis.url }) as NodeRedisClient;
     owns = true;
   } else {
     throw new TypeError('connectNodeRedis: not a node-redis client or options');
@@ -37,7 +41,7 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
   // Unlike ioredis, node-redis does not connect by itself; until it is open the executor holds every command.
   if (!client.isOpen) client.connect().catch(() => undefined);
   // Its own socket, only for (UN)SUBSCRIBE: no offline queue (PublishSubscribe subscribes once it is ready).
-  const subscriber = new NodeRedisSubscriber(client.duplicate({ disableOfflineQueue: true }));
+  const subscriber = new NodeRedisSubscriber(client.duplicate({ disableOfflineQueue: true, ...ping }));
   return {
     command,
     subscriber,

@@ -48,6 +48,8 @@ export interface NodeRedisClientOptions {
   /** 6.x: prefixes the keys of typed commands only (not of `sendCommand`): refused, see `recognize.ts`. */
   readonly keyPrefix?: unknown;
   readonly disableOfflineQueue?: boolean;
+  /** A PING every so many ms (keep-alive). */
+  readonly pingInterval?: number;
 }
 
 /**
