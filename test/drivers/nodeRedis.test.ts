@@ -236,6 +236,13 @@ describe('node-redis forms the driver refuses', () => {
     }
   });
 
+  it('pingConnectionInterval becomes node-redis pingInterval on the client Redisson makes', async () => {
+    const r = Redisson.create({ redis: { driver: 'node-redis', url: suite.redis.url }, pingConnectionInterval: 1_000, shortLeaseWarning: false });
+    redissons.push(r);
+    expect((r.redis as unknown as { options: { pingInterval?: number } }).options.pingInterval).toBe(1_000);
+    expect(await r.ping()).toBeGreaterThanOrEqual(0);
+  });
+
   it('a client passed in before connect() is connected by Redisson', async () => {
     const c = createClient6({ url: suite.redis.url });
     c.on('error', () => undefined);
