@@ -53,7 +53,7 @@ export interface AcquireParams<T> {
   readonly waitMs: number;
   readonly signal?: AbortSignal | undefined;
   /** Cancels the call from outside, as the signal would (a lock's `unlock()` cancelling a pending `lock()`). */
-  readonly cancel?: Canceller | undefined;
+  readonly canceller?: Canceller | undefined;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
   readonly trace?: TraceTarget;
 }
@@ -76,8 +76,9 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   p.signal?.throwIfAborted();
   const started = performance.now();
   const unlimited = p.waitMs < 0;
-  const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
-  const scope = new AbortScope(ctx, p.signal, p.cancel);
+  // No closure in this function: its variables then live in the suspended frame only, not also in a context
+  // object kept as long as the waiter waits (issue 29).
+  const scope = new AbortScope(ctx, p.signal, p.canceller);
   let sub: Subscription | null = null;
   // A wake-up this waiter took but did not act on (it gave up or was aborted before its retry returned)
   // is handed to the next local waiter, which would otherwise sleep on a free lock.
@@ -93,13 +94,13 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
     if ('channel' in p.mode && ctx.pubsub.othersWaiting(p.mode.channel)) await nextTurn();
     let result = await guardedAttempt(p, scope, false);
     if (result.acquired) return (outcome = { value: result.value });
-    if (remaining() <= 0) return null;
+    if (remaining(p.waitMs, started) <= 0) return null;
     // Joined before the attempt: wait on its result first.
     let attempted = sub !== null;
 
     if ('channel' in p.mode && !sub) {
       try {
-        const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
+        const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining(p.waitMs, started));
         sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope);
       } catch (error) {
         // Redisson's tryLock(wait) gives up (false) when it cannot subscribe in time; lock() throws.
@@ -111,7 +112,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
 
     for (;;) {
       if (!attempted) {
-        if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope);
+        if (backoff) await sleep(Math.min(backoff.next(), remaining(p.waitMs, started)), scope);
         // Woken with another client's longer waiter in this process: its retry goes first (one turn).
         if (woken && sub?.outranked()) await nextTurn();
         try {
@@ -121,22 +122,22 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
           // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
           // reply was lost before its next one), rather than failing a wait the failover will end.
           if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
-          result = retryAfter(Math.min(1_000, Math.max(0, remaining())));
+          result = retryAfter(Math.min(1_000, Math.max(0, remaining(p.waitMs, started))));
         }
         if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
         woken = false;
         if (result.acquired) return (outcome = { value: result.value });
       }
       attempted = false;
-      const left = remaining();
+      const left = remaining(p.waitMs, started);
       if (left <= 0) return null;
       if (!sub) continue;
       // Never wait longer than the retry delay (the holder's TTL): a holder that died without publishing
       // is outwaited.
       const waitMs = result.retryAfter >= 0 ? Math.min(result.retryAfter, left) : left;
-      const [s, ms] = [sub, Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1];
-      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, () => s.wait(ms, scope))) === 'woken';
-      if (remaining() <= 0) return null;
+      const ms = Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1;
+      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, sub, scope)) === 'woken';
+      if (remaining(p.waitMs, started) <= 0) return null;
     }
   } finally {
     // Acquired: the channel may linger for the next waiter of this client.
@@ -147,6 +148,11 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
       if (leaving) ctx.keepUntilClosed(leaving);
     }
   }
+}
+
+/** What is left of a wait of `waitMs` (`< 0`: unlimited) started at `started`. */
+function remaining(waitMs: number, started: number): number {
+  return waitMs < 0 ? Infinity : waitMs - (performance.now() - started);
 }
 
 /** One attempt that rejects as soon as the scope is aborted; a late acquisition is undone. */
