@@ -59,6 +59,7 @@ function markHandled(call: TrackedCall | undefined): void {
 
 // Module-level: a callback made inside a call would keep that call's context alive while it waits.
 const toUndefined = (): undefined => undefined;
+const isAcquired = (result: Acquired<unknown>): boolean => result !== null;
 
 /** The arguments of one acquire attempt, as a concrete lock's script needs them. */
 export interface AcquireRequest {
@@ -204,7 +205,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       const { times, options } = parseTimes('lock', args, ['leaseTime']);
       this.ctx.ensureOpen();
       noteLease(this.ctx, this.getName(), times[0] ?? -1);
-      return this.acquireWith(-1, times[0] ?? -1, options, call).then(toUndefined);
+      return acquire<T>(this.#request(-1, times[0] ?? -1, options, call)).then(toUndefined);
     });
   }
 
@@ -227,7 +228,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       noteLease(this.ctx, this.getName(), leaseTime);
       // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
       // Redisson's elapsed-time check makes it.
-      return this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call).then((r) => r !== null);
+      return acquire<T>(this.#request(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call)).then(isAcquired);
     });
   }
 
@@ -398,37 +399,29 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * Acquires with the loop of `wait/acquire`; `null` when the wait ran out. Without a named owner the
    * acquisition gets one of its own (see AutoOwners); `call` lets `unlock()` cancel it.
    */
-  protected async acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
-    const named = options.threadId ?? this.ctx.currentThreadId();
-    const onRefused = options[ON_REFUSED];
-    if (named !== undefined) {
-      const result = await this.#acquireAs(named, waitMs, leaseMs, options.signal, onRefused);
-      return result === null ? null : { value: result.value, threadId: named };
-    }
-    const threadId = this.#auto.next();
-    // unlock() may cancel this acquisition (a lock() that was not awaited): the call is its own Canceller and
-    // the owners' pending entry, so a parked waiter keeps one object here (issue 29).
-    const request = new LockCall<T>(this, threadId, waitMs, leaseMs, options.signal, onRefused, call);
-    this.#auto.add(request);
-    // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
-    const warn =
-      waitMs !== 0 && this.#auto.exclusive && this.#auto.holding
-        ? setTimeout(() => process.emitWarning(selfWaitWarning(this.getName(), this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
-        : undefined;
-    try {
-      const result = await acquire<T>(request);
-      this.#auto.end(request, result !== null);
-      return result === null ? null : { value: result.value, threadId };
-    } catch (error) {
-      this.#auto.end(request, false);
-      throw error;
-    } finally {
-      clearTimeout(warn);
-    }
+  protected acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
+    const request = this.#request(waitMs, leaseMs, options, call);
+    return acquire<T>(request).then((result) => (result === null ? null : { value: result.value, threadId: request.threadId }));
   }
 
-  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined, onRefused?: (retryAfterMs: number) => void): Promise<Acquired<T>> {
-    return acquire<T>(new LockCall<T>(this, threadId, waitMs, leaseMs, signal, onRefused, undefined));
+  /**
+   * The acquire loop's parameters for one call. Without a named owner the acquisition gets one of its own (see
+   * AutoOwners) and is pending on this object until the loop settles, which `unlock()` may cancel. Not an async
+   * function: a parked `lock()` then keeps one suspended frame (the loop's), not two (issue 29).
+   */
+  #request(waitMs: number, leaseMs: number, options: WaitOptions, call: TrackedCall | undefined): LockCall<T> {
+    const named = options.threadId ?? this.ctx.currentThreadId();
+    const onRefused = options[ON_REFUSED];
+    if (named !== undefined) return new LockCall<T>(this, named, waitMs, leaseMs, options.signal, onRefused, undefined, null);
+    // unlock() may cancel this acquisition (a lock() that was not awaited): the call is its own Canceller and
+    // the owners' pending entry, so a parked waiter keeps one object here.
+    const request = new LockCall<T>(this, this.#auto.next(), waitMs, leaseMs, options.signal, onRefused, call, this.#auto);
+    this.#auto.add(request);
+    // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
+    if (waitMs !== 0 && this.#auto.exclusive && this.#auto.holding) {
+      request.warn = setTimeout(() => process.emitWarning(selfWaitWarning(this.getName(), this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref();
+    }
+    return request;
   }
 
   static {
@@ -608,6 +601,8 @@ export abstract class BaseLock<T = void> extends RExpirable {
 class LockCall<T> extends Canceller implements AcquireParams<T>, Pending, TraceSource {
   readonly ctx: ClientContext;
   readonly mode: WaitMode;
+  /** The self-wait warning's timer, while the lock object holds (see selfWaitWarning). */
+  warn: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     readonly lock: BaseLock<T>,
@@ -617,6 +612,8 @@ class LockCall<T> extends Canceller implements AcquireParams<T>, Pending, TraceS
     readonly signal: AbortSignal | undefined,
     readonly onRefused: ((retryAfterMs: number) => void) | undefined,
     readonly call: TrackedCall | undefined,
+    // The lock object's automatic owners, while this call is pending there; null for a named owner.
+    readonly auto: AutoOwners | null,
   ) {
     super();
     this.ctx = lockSteps.ctx(lock);
@@ -651,6 +648,12 @@ class LockCall<T> extends Canceller implements AcquireParams<T>, Pending, TraceS
   private refused(result: Attempt<T>): Attempt<T> {
     if (!result.acquired) this.onRefused?.(result.retryAfter);
     return result;
+  }
+
+  /** The loop ended: no longer pending on the lock object, which holds through this owner when `acquired`. */
+  settled(acquired: boolean): void {
+    this.auto?.end(this, acquired);
+    clearTimeout(this.warn);
   }
 
   undo(): Promise<unknown> {

@@ -54,6 +54,11 @@ export interface AcquireParams<T> {
   readonly signal?: AbortSignal | undefined;
   /** Cancels the call from outside, as the signal would (a lock's `unlock()` cancelling a pending `lock()`). */
   readonly canceller?: Canceller | undefined;
+  /**
+   * Called once when the call ends, acquired or not (before its promise settles): a primitive's bookkeeping
+   * of the call, without a second async frame around the loop's.
+   */
+  settled?(acquired: boolean): void;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
   readonly trace?: TraceTarget;
 }
@@ -73,7 +78,10 @@ export function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
 
 async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
   const { ctx } = p;
-  p.signal?.throwIfAborted();
+  if (p.signal?.aborted) {
+    p.settled?.(false);
+    p.signal.throwIfAborted();
+  }
   const started = performance.now();
   const unlimited = p.waitMs < 0;
   // No closure in this function: its variables then live in the suspended frame only, not also in a context
@@ -147,6 +155,7 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
       const leaving = p.giveUp();
       if (leaving) ctx.keepUntilClosed(leaving);
     }
+    p.settled?.(outcome !== null);
   }
 }
 
