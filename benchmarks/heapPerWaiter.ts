@@ -91,7 +91,7 @@ if (values.snapshot) {
   const rows = [...b].map(([name, e]) => ({ name, size: e.size - (a.get(name)?.size ?? 0), count: e.count - (a.get(name)?.count ?? 0) })).sort((x, y) => y.size - x.size);
   process.stdout.write('\n| kind | bytes per waiter | count per waiter |\n|---|---|---|\n');
   for (const r of rows.slice(0, 30)) process.stdout.write(`| ${r.name} | ${(r.size / waiters).toFixed(0)} | ${(r.count / waiters).toFixed(2)} |\n`);
-  for (const s of snapshots) rmSync(s);
+  if (!process.env.KEEP_SNAPSHOTS) for (const s of snapshots) rmSync(s); else process.stdout.write(snapshots.join(" ") + "\n");
 }
 void h0;
 await Promise.all(held.map((l) => l.unlock()));

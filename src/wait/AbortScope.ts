@@ -100,7 +100,7 @@ export class AbortScope implements TrackedWaiter {
   /** Calls `listener` on abort (once); see {@link remove}. */
   add(listener: AbortListener): void {
     // A literal holds one element; a push onto an empty array reserves room for 17 (about 150 B per waiter).
-    if (this.#listeners) this.#listeners.push(listener);
+    if (this.#listeners?.length) this.#listeners.push(listener);
     else this.#listeners = [listener];
   }
 
