@@ -21,12 +21,16 @@ export interface Pending {
   cancel(reason: Error): void;
 }
 
+// Typed as mutable so the fields can hold it; frozen, so a push onto it throws instead of sharing state.
+const NONE = Object.freeze([]) as unknown as never[];
+
 export class AutoOwners {
   #primary: number | undefined;
   // Replaced by a one-element literal when empty: a push onto an empty array reserves room for 17 elements,
   // about 150 B kept per lock object while it waits or holds (issue 29: a lock object per request is common).
-  #holding: number[] = [];
-  #pending: Pending[] = [];
+  // Empty, they are the shared frozen NONE (never pushed onto: a push would throw).
+  #holding: number[] = NONE;
+  #pending: Pending[] = NONE;
   // Holds an unlock in flight is releasing (see claim); made on first use (a lock object per request is common).
   #claimed: Set<number> | null = null;
 
@@ -120,6 +124,7 @@ export class AutoOwners {
    * oldest is cancelled (an acquisition that still lands is undone) and reported; true when there was one.
    */
   cancelOldestPending(reason: Error): boolean {
+    if (this.#pending.length === 0) return false;
     const oldest = this.#pending.shift();
     if (!oldest) return false;
     oldest.cancel(reason);
