@@ -184,6 +184,11 @@ export function traceAcquire<R>(traced: TraceTarget | undefined, waitMs: number,
   }, context);
 }
 
+/** Whether {@link traceWait} would trace a wait of `traced` now (a listener on `redisson-ts:wait`). */
+export function waitTraced(traced: TraceTarget | undefined): traced is TraceTarget {
+  return traced !== undefined && waitChannel.hasSubscribers;
+}
+
 /** Traces one wait for a message: `waiter.wait(timeoutMs, scope)`, which resolves `'woken'` or `'timeout'`. */
 export function traceWait<R, S>(traced: TraceTarget | undefined, channel: string, timeoutMs: number, waiter: { wait(ms: number, scope: S): Promise<R> }, scope: S): Promise<R> {
   // No closure for the wait: a parked waiter would keep it (and its context) while nobody traces (issue 29).

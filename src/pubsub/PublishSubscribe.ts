@@ -60,6 +60,12 @@ interface PatternMessage {
 /** How a {@link Subscription.wait} ended. */
 export type WaitOutcome = 'woken' | 'timeout';
 
+/** Who a parked wait reports to ({@link Subscription.park}). */
+export interface WaitListener {
+  woke(outcome: WaitOutcome): void;
+  failed(reason: Error): void;
+}
+
 class ChannelEntry implements ChannelWaiters {
   refs = 0;
   readonly waiters: Subscription[] = [];
@@ -101,15 +107,14 @@ function signal(w: Subscription): void {
 /**
  * One local waiter's hold on a channel, and its parked wait if any. Call {@link release} exactly once, whatever
  * happens. A parked waiter is most of what a waiting client keeps (issue 29: 10 000 waiters), so the wait is
- * this object's own state — its promise's settle functions, a timer that calls back with it, itself as the
- * scope's abort listener — rather than closures and a deferred per wait.
+ * this object's own state — whom to report to, a timer that calls back with it, itself as the scope's abort
+ * listener — rather than closures and a deferred per wait.
  */
 export class Subscription {
   /** A wake-up banked for this waiter (a message came while it was not parked). */
   signaled = false;
   #released = false;
-  #resolve: ((outcome: WaitOutcome) => void) | null = null;
-  #reject: ((reason: Error) => void) | null = null;
+  #listener: WaitListener | null = null;
   #timer: NodeJS.Timeout | undefined = undefined;
   #scope: AbortScope | undefined = undefined;
   #offSignal: (() => void) | undefined = undefined;
@@ -132,10 +137,29 @@ export class Subscription {
       this.signaled = false;
       return Promise.resolve('woken');
     }
-    const parked = new Promise<WaitOutcome>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    return new Promise<WaitOutcome>((resolve, reject) => this.#park(ms, abort, { woke: resolve, failed: reject }));
+  }
+
+  /**
+   * As {@link wait}, but reports to `listener` (synchronously, from the message, the timer or the abort; at once
+   * when already aborted or woken) instead of settling a promise: a waiter that parks this way keeps no promise
+   * and no suspended async frame while it waits (the acquire loop, issue 29).
+   */
+  park(ms: number, abort: AbortSource | undefined, listener: WaitListener): void {
+    if (abort?.aborted) {
+      listener.failed(abort.reason as Error);
+      return;
+    }
+    if (this.signaled) {
+      this.signaled = false;
+      listener.woke('woken');
+      return;
+    }
+    this.#park(ms, abort, listener);
+  }
+
+  #park(ms: number, abort: AbortSource | undefined, listener: WaitListener): void {
+    this.#listener = listener;
     if (ms >= 0) this.#timer = setTimeout(expire, Math.min(ms, MAX_TIMER_MS), this);
     if (abort instanceof AbortScope) {
       this.#scope = abort;
@@ -143,38 +167,36 @@ export class Subscription {
     } else if (abort) {
       this.#offSignal = onAbort(abort, (reason) => this.aborted(reason));
     }
-    return parked;
   }
 
   /** @internal a message (or a passed-on wake-up) for this waiter: ends its parked wait, else it is banked. */
   wake(): void {
     this.signaled = true;
-    const resolve = this.#resolve;
-    if (!resolve) return;
+    const listener = this.#listener;
+    if (!listener) return;
     this.signaled = false;
     this.#unpark();
-    resolve('woken');
+    listener.woke('woken');
   }
 
   /** @internal the parked wait's time ran out. */
   expired(): void {
-    const resolve = this.#resolve;
+    const listener = this.#listener;
     this.#timer = undefined;
     this.#unpark();
-    resolve?.('timeout');
+    listener?.woke('timeout');
   }
 
   /** @internal the parked wait's scope or signal aborted. */
   aborted(reason: Error): void {
-    const reject = this.#reject;
+    const listener = this.#listener;
     this.#scope = undefined;
     this.#unpark();
-    reject?.(reason);
+    listener?.failed(reason);
   }
 
   #unpark(): void {
-    this.#resolve = null;
-    this.#reject = null;
+    this.#listener = null;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#scope?.remove(this);
