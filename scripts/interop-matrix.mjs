@@ -27,7 +27,7 @@ const NOT_COVERED = [
   'Differences on purpose are listed under "RLock → Differences on purpose" below. Not yet covered by the interop suite:',
   '',
   '- MultiLock/RedLock and FasterMultiLock: their interop runs in files of their own and is not in this matrix — MultiLock/RedLock over three servers (test/interop/multilock.test.ts, 4.7.0 and 3.52.0), FasterMultiLock with `StringCodec` and `LongCodec` values (test/interop/fasterMultiLock.test.ts, 4.7.0 and 3.52.0; 3.17.7 has no such lock);',
-  '- deployments other than one standalone server: Sentinel (4.7.0) and Cluster (4.7.0 and 3.52.0 sharded, 4.7.0 OFF and 3.17.7 classic) interop run in their own files (test/interop/sentinel.test.ts, test/interop/cluster.test.ts) and are not in this matrix;',
+  '- deployments other than one standalone server: Sentinel (4.7.0), Cluster (4.7.0 and 3.52.0 sharded, 4.7.0 OFF and 3.17.7 classic) and replicated mode (4.7.0, one `replicatedServersConfig` file for both sides, a manual promotion included) interop run in their own files (test/interop/sentinel.test.ts, test/interop/cluster.test.ts, test/interop/replicated.test.ts) and are not in this matrix;',
   '- a Java `RLock` object reused across calls: the peer calls `getLock(name)` per call, so a reentrant unlock re-expires to `lockWatchdogTimeout` on both sides (the per-object lease of Redisson 3.27.2+ is not exercised);',
   '- `nameMapper` / ioredis `keyPrefix` shared with Java, `lockInterruptibly`, Java\'s async and reactive APIs, and reconnects or failover during a wait.',
 ];

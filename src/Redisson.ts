@@ -79,8 +79,9 @@ export interface RedissonEventMap {
   /** A connection of the client is reconnecting; the argument is ioredis' delay before the attempt (ms). */
   reconnecting: [number];
   /**
-   * Sentinel: the client followed a `+switch-master` — its command and subscriber connections are on the new
-   * master, and commands held during the move have been let go.
+   * Sentinel: the client followed a `+switch-master`; replicated: its scan found another node in the master
+   * role — its command and subscriber connections are on the new master, and commands held during the move have
+   * been let go.
    */
   failover: [MasterSwitch];
 }
@@ -128,7 +129,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     const connections = connect(options);
     this.#connections = connections;
     const { command, subscriber } = connections;
-    const sync = connections.replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout } : null;
+    const sync = connections.replicated ? { checkLockSyncedSlaves: options.checkLockSyncedSlaves, slavesSyncTimeout: options.slavesSyncTimeout, retryDelay: options.retryDelay } : null;
     this.#executor = new CommandExecutor(command, options.retryAttempts, options.timeout, sync, connections.publishCommand);
     const keyPrefix = command.keyPrefix;
     this.#slotPrefix = command.clustered ? keyPrefix : null;

@@ -6,9 +6,13 @@ import type { Cluster, ClusterNode, ClusterOptions, IoredisLikeCluster, IoredisL
 import { isClusterInstance, isRedisInstance } from './connection/ioredis/recognize.js';
 
 export { isRedisInstance };
+import { ADDRESS_OPTION_KEYS, DEFAULT_SCAN_INTERVAL, isMasterSlaveOption, isReplicatedOption, MASTER_SLAVE_KEYS, parseNodeAddress, REPLICATED_KEYS, type MasterSlaveConnectionOptions, type ReplicatedConnectionOptions } from './connection/replicated.js';
+
+export type { MasterSlaveConnectionOptions, ReplicatedConnectionOptions };
 import { identityNameMapper, type NameMapper } from './keys.js';
 import { isTimeUnit, toMillis, TimeUnit } from './TimeUnit.js';
 import { ArgumentRangeError, InvalidArgumentError } from './errors.js';
+import { DEFAULT_RETRY_DELAY, type DelayStrategy } from './DelayStrategy.js';
 
 /** A Redis Cluster to connect to: its startup nodes, and ioredis `Cluster` options. */
 export interface ClusterConnectionOptions {
@@ -22,10 +26,22 @@ export interface RedissonOptions {
    * Where Redis is: a `redis://` URL, ioredis options (Sentinel ones too), an existing ioredis `Redis`
    * instance (which the client then uses but does not close on shutdown), a Redis Cluster as
    * `{ clusterNodes, clusterOptions? }`, or an existing ioredis `Cluster` (whose nodes and options the client
-   * connects with, on connections of its own).
+   * connects with, on connections of its own); a replicated group (Redisson's `replicatedServersConfig`) as
+   * `{ replicatedNodes, scanInterval?, redisOptions? }`, or a master with fixed replicas (Redisson's
+   * `masterSlaveServersConfig`) as `{ masterAddress, slaveAddresses?, redisOptions? }`.
    * @default 'redis://127.0.0.1:6379'
    */
-  redis?: string | RedisOptions | IoredisLikeOptions | Redis | Cluster | IoredisLikeRedis | IoredisLikeCluster | ClusterConnectionOptions;
+  redis?:
+    | string
+    | RedisOptions
+    | IoredisLikeOptions
+    | Redis
+    | Cluster
+    | IoredisLikeRedis
+    | IoredisLikeCluster
+    | ClusterConnectionOptions
+    | ReplicatedConnectionOptions<RedisOptions>
+    | MasterSlaveConnectionOptions<RedisOptions>;
   /**
    * Lease (ms) of locks taken without a lease time; the watchdog renews them every third of it.
    * @default 30000
@@ -75,6 +91,24 @@ export interface RedissonOptions {
   /** @default 4 */
   retryAttempts?: number;
   /**
+   * Redisson's `retryDelay`: the delay before each retry of a write its replicas did not confirm (after it was
+   * undone; see {@link checkLockSyncedSlaves}), and part of the unlock latch's TTL,
+   * `(timeout + retryDelay.calcDelay(retryAttempts)) * retryAttempts` — give Java's value so both sides'
+   * latches live as long. `EqualJitterDelay`, `FullJitterDelay`, `ConstantDelay`, `DecorrelatedJitterDelay`, or
+   * any `{ calcDelay(attempt) }` returning milliseconds.
+   * @default new EqualJitterDelay(1000, 2000)
+   */
+  retryDelay?: DelayStrategy;
+  /**
+   * Redisson's `pingConnectionInterval` (ms): a PING on each of the client's connections every interval; one
+   * unanswered for a whole interval drops the socket, and the driver reconnects (a subscriber re-subscribes), so a
+   * dead connection (half-open TCP, a frozen server) is noticed in at most two intervals. `0`: off. Redisson's
+   * default is 30000; here it is off by default (ioredis' own socket handling otherwise, as before), and a
+   * Redisson config that sets it turns it on. Not applied to a Redis Cluster's node connections.
+   * @default 0
+   */
+  pingConnectionInterval?: number;
+  /**
    * Maps object names to raw Redis names, like Redisson's `NameMapper`. Use it (not the ioredis
    * `keyPrefix`) for a prefix that Java clients with the same mapper share.
    * @default identity
@@ -88,7 +122,7 @@ export interface RedissonOptions {
    */
   shortLeaseWarning?: boolean;
   /**
-   * With replicas (a Sentinel deployment): fail a lock or semaphore write that no replica confirmed within
+   * With replicas (Sentinel, Cluster, replicated and master/slave deployments): fail a lock or semaphore write that no replica confirmed within
    * {@link slavesSyncTimeout} (`WAIT` after the script, as Redisson), undoing an acquisition first and
    * retrying it `retryAttempts` times. Redisson's `checkLockSyncedSlaves`. No effect on a single server.
    * @default true
@@ -113,7 +147,7 @@ export interface RedissonOptions {
 /** Options after defaults were applied and every value validated. */
 export interface ResolvedOptions {
   /** The connection: a URL, ioredis options, cluster nodes, or an ioredis instance ({@link RedissonOptions.redis}). */
-  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions;
+  readonly redis: string | RedisOptions | Redis | Cluster | ClusterConnectionOptions | ResolvedReplicated | ResolvedMasterSlave;
   /** Lease (ms) of a lock taken without a lease time; renewed every third of it ({@link RedissonOptions.lockWatchdogTimeout}). */
   readonly lockWatchdogTimeout: number;
   /** Locks renewed per script call ({@link RedissonOptions.lockWatchdogBatchSize}). */
@@ -130,6 +164,10 @@ export interface ResolvedOptions {
   readonly timeout: number;
   /** Re-sends of an unlock or renewal whose reply was lost ({@link RedissonOptions.retryAttempts}). */
   readonly retryAttempts: number;
+  /** Delay (ms) before each retry of an unconfirmed write, and the latch TTL's share ({@link RedissonOptions.retryDelay}). */
+  readonly retryDelay: DelayStrategy;
+  /** Ms between PINGs on each connection, 0 for none ({@link RedissonOptions.pingConnectionInterval}). */
+  readonly pingConnectionInterval: number;
   /** Maps object names to Redis names and back ({@link RedissonOptions.nameMapper}); identity by default. */
   readonly nameMapper: NameMapper;
   /** Whether a lease below one second emits a process warning once ({@link RedissonOptions.shortLeaseWarning}). */
@@ -141,6 +179,11 @@ export interface ResolvedOptions {
   /** Sharded pub/sub in a Redis Cluster: `'AUTO'`, `'ON'` or `'OFF'` ({@link RedissonOptions.shardedSubscriptionMode}). */
   readonly shardedSubscriptionMode: 'AUTO' | 'ON' | 'OFF';
 }
+
+/** A replicated group after validation: `scanInterval` filled in. */
+export type ResolvedReplicated = Readonly<Required<Omit<ReplicatedConnectionOptions<RedisOptions>, 'redisOptions'>>> & { readonly redisOptions: RedisOptions };
+/** A master/slave deployment after validation. */
+export type ResolvedMasterSlave = Readonly<Required<Omit<MasterSlaveConnectionOptions<RedisOptions>, 'redisOptions'>>> & { readonly redisOptions: RedisOptions };
 
 /** Redisson's defaults (`Config`, `BaseConfig`), frozen. */
 export const DEFAULTS = Object.freeze({
@@ -162,6 +205,10 @@ export const DEFAULTS = Object.freeze({
   timeout: 3_000,
   /** Default of {@link RedissonOptions.retryAttempts}, as Redisson's. */
   retryAttempts: 4,
+  /** Default of {@link RedissonOptions.retryDelay}, as Redisson's: `EqualJitterDelay(1000, 2000)`. */
+  retryDelay: DEFAULT_RETRY_DELAY,
+  /** Default of {@link RedissonOptions.pingConnectionInterval}: off (Redisson's is 30000). */
+  pingConnectionInterval: 0,
   /** Default of {@link RedissonOptions.shortLeaseWarning}. */
   shortLeaseWarning: true,
   /** Default of {@link RedissonOptions.checkLockSyncedSlaves}, as Redisson's. */
@@ -188,7 +235,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'retryDelay', 'pingConnectionInterval', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -349,6 +396,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   } else if ('clusterNodes' in redis && (!Array.isArray(redis.clusterNodes) || redis.clusterNodes.length === 0)) {
     throw new InvalidArgumentError(`Expected \`redis.clusterNodes\` to be a non-empty array of cluster nodes, got ${describeValue(redis.clusterNodes)}`);
   }
+  const deployment = isReplicatedOption(redis) ? resolveReplicated(redis) : isMasterSlaveOption(redis) ? resolveMasterSlave(redis) : null;
   const shardedSubscriptionMode = given('shardedSubscriptionMode', DEFAULTS.shardedSubscriptionMode);
   if (shardedSubscriptionMode !== 'AUTO' && shardedSubscriptionMode !== 'ON' && shardedSubscriptionMode !== 'OFF') {
     throw new InvalidArgumentError(`Expected \`shardedSubscriptionMode\` to be 'AUTO', 'ON' or 'OFF', got ${describeValue(shardedSubscriptionMode)}`);
@@ -365,13 +413,17 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof checkLockSyncedSlaves !== 'boolean') {
     throw new InvalidArgumentError(`Expected \`checkLockSyncedSlaves\` to be a boolean, got ${describeValue(checkLockSyncedSlaves)}`);
   }
+  const retryDelayStrategy = given('retryDelay', DEFAULTS.retryDelay);
+  if (typeof retryDelayStrategy !== 'object' || retryDelayStrategy === null || typeof (retryDelayStrategy as DelayStrategy).calcDelay !== 'function') {
+    throw new InvalidArgumentError(`Expected \`retryDelay\` to be a DelayStrategy (an object with \`calcDelay(attempt)\`), got ${describeValue(retryDelayStrategy)}`);
+  }
   const lockOwnership = given('lockOwnership', DEFAULTS.lockOwnership);
   if (lockOwnership !== 'acquisition' && lockOwnership !== 'object') {
     throw new InvalidArgumentError(`Expected \`lockOwnership\` to be 'acquisition' or 'object', got ${describeValue(lockOwnership)}`);
   }
   return Object.freeze({
     // A fork's client or options (IoredisLike*) are ioredis' at run time: recognised by their members above.
-    redis: redis as ResolvedOptions['redis'],
+    redis: deployment ?? (redis as ResolvedOptions['redis']),
     lockOwnership,
     // Renewal runs every third of it on a setTimeout, whose ceiling is 2^31 - 1 ms.
     lockWatchdogTimeout: requireWatchdogTimeout(given('lockWatchdogTimeout', DEFAULTS.lockWatchdogTimeout)),
@@ -383,11 +435,56 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     subscriptionLinger: requireInteger(given('subscriptionLinger', DEFAULTS.subscriptionLinger), 'subscriptionLinger', 0, MAX_TIMER_MS),
     timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
+    retryDelay: retryDelayStrategy as DelayStrategy,
+    pingConnectionInterval: requireInteger(given('pingConnectionInterval', DEFAULTS.pingConnectionInterval), 'pingConnectionInterval', 0, MAX_TIMER_MS),
     nameMapper: nameMapper as NameMapper,
     shortLeaseWarning,
     checkLockSyncedSlaves,
     slavesSyncTimeout: requireInteger(given('slavesSyncTimeout', DEFAULTS.slavesSyncTimeout), 'slavesSyncTimeout', 1, MAX_TIMER_MS),
     shardedSubscriptionMode,
+  });
+}
+
+/** `addresses` (at `what`) validated as `redis://host:port` strings; `min` of them at least. */
+function requireAddresses(addresses: unknown, what: string, min: number): string[] {
+  if (!Array.isArray(addresses) || addresses.length < min) {
+    throw new InvalidArgumentError(`Expected \`${what}\` to be ${min > 0 ? 'a non-empty' : 'an'} array of redis:// addresses, got ${describeValue(addresses)}`);
+  }
+  return addresses.map((address: unknown, i) => requireAddress(address, `${what}[${i}]`));
+}
+
+function requireAddress(address: unknown, what: string): string {
+  const parsed = parseNodeAddress(address);
+  if (typeof parsed === 'string') throw new InvalidArgumentError(`Expected \`${what}\` to be a redis:// or rediss:// address: it ${parsed}, got ${describeValue(address)}`);
+  return address as string;
+}
+
+/** The connection options of every node: a plain object that names no address (the deployment does). */
+function requireNodeOptions(value: unknown, what: string): RedisOptions {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)) {
+    throw new InvalidArgumentError(`Expected \`${what}\` to be ioredis options (a plain object), got ${describeValue(value)}`);
+  }
+  const named = ADDRESS_OPTION_KEYS.find((key) => (value as Record<string, unknown>)[key] !== undefined);
+  if (named !== undefined) throw new InvalidArgumentError(`\`${what}.${named}\` is not accepted: the deployment's addresses say where each node is`);
+  return value;
+}
+
+function resolveReplicated(redis: ReplicatedConnectionOptions<RedisOptions>): ResolvedReplicated {
+  requireOptionKeys(redis, '`redis` (a replicated group)', REPLICATED_KEYS);
+  return Object.freeze({
+    replicatedNodes: Object.freeze(requireAddresses(redis.replicatedNodes, 'redis.replicatedNodes', 1)) as string[],
+    scanInterval: requireInteger(redis.scanInterval ?? DEFAULT_SCAN_INTERVAL, 'redis.scanInterval', 1, MAX_TIMER_MS),
+    redisOptions: requireNodeOptions(redis.redisOptions, 'redis.redisOptions'),
+  });
+}
+
+function resolveMasterSlave(redis: MasterSlaveConnectionOptions<RedisOptions>): ResolvedMasterSlave {
+  requireOptionKeys(redis, '`redis` (a master with replicas)', MASTER_SLAVE_KEYS);
+  return Object.freeze({
+    masterAddress: requireAddress(redis.masterAddress, 'redis.masterAddress'),
+    slaveAddresses: Object.freeze(requireAddresses(redis.slaveAddresses ?? [], 'redis.slaveAddresses', 0)) as string[],
+    redisOptions: requireNodeOptions(redis.redisOptions, 'redis.redisOptions'),
   });
 }
 
@@ -408,16 +505,23 @@ function requireWatchdogTimeout(value: unknown): number {
 
 /** Redisson's default `retryDelay.calcDelay(attempt)`: equal jitter, base 1000 ms, at most 2000 ms. */
 export function retryDelay(attempt: number): number {
-  const ceiling = Math.min(2_000, 1_000 * 2 ** Math.min(attempt, 30));
-  const half = ceiling / 2;
-  return Math.trunc(half + Math.random() * (half + 1));
+  return DEFAULT_RETRY_DELAY.calcDelay(attempt);
 }
 
 /**
- * TTL (ms) of one unlock latch, by Redisson's formula with its default `retryDelay`:
- * `(timeout + calcDelay(retryAttempts)) * retryAttempts`, at least 1.
+ * Milliseconds `strategy` gives for retry `attempt`, as a timer can wait them: a strategy of the caller's that
+ * answers something else (negative, not a number) counts as no delay, a huge one as the timer's ceiling.
  */
-export function unlockLatchTtl(options: Pick<ResolvedOptions, 'timeout' | 'retryAttempts'>): number {
-  const delay = retryDelay(options.retryAttempts);
+export function delayOf(strategy: DelayStrategy, attempt: number): number {
+  const ms = strategy.calcDelay(attempt);
+  return typeof ms === 'number' && ms > 0 ? Math.min(Math.trunc(ms), MAX_TIMER_MS) : 0;
+}
+
+/**
+ * TTL (ms) of one unlock latch, by Redisson's formula: `(timeout + retryDelay.calcDelay(retryAttempts)) *
+ * retryAttempts`, at least 1 (Redisson's default `retryDelay` when none is given).
+ */
+export function unlockLatchTtl(options: Pick<ResolvedOptions, 'timeout' | 'retryAttempts'> & { readonly retryDelay?: DelayStrategy }): number {
+  const delay = delayOf(options.retryDelay ?? DEFAULT_RETRY_DELAY, options.retryAttempts);
   return Math.max(1, Math.min(MAX_MILLIS, (options.timeout + delay) * options.retryAttempts));
 }

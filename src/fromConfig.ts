@@ -9,9 +9,10 @@ import type { RedisOptions } from './connection/ioredis/types.js';
 import type { RedissonOptions } from './config.js';
 import { describeValue, requireOptionKeys } from './config.js';
 import { InvalidArgumentError, RedissonConfigError } from './errors.js';
-import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
+import { ANY_VALUE, CLUSTER_SERVERS, DEFAULT_NAME_MAPPER_CLASSES, MASTER_SLAVE_SERVERS, REPLICATED_SERVERS, SENTINEL_SERVERS, SINGLE_SERVER, TOP_LEVEL, type FieldRule } from './fromConfig/fields.js';
 import { loadConfig, type RedissonConfigSource } from './fromConfig/load.js';
 import type { NameMapper } from './keys.js';
+import { ConstantDelay, DecorrelatedJitterDelay, EqualJitterDelay, FullJitterDelay, type DelayStrategy } from './DelayStrategy.js';
 
 export type { RedissonConfigSource } from './fromConfig/load.js';
 
@@ -42,7 +43,7 @@ export interface ServerAddress {
   readonly tls: boolean;
 }
 
-/** What a config file says, read whatever its topology: the options, plus the servers of a sentinel or cluster. */
+/** What a config file says, read whatever its topology: the options, plus the servers of a sentinel, cluster, replicated or master/slave deployment. */
 export type RedissonConfig =
   | {
       /** `singleServerConfig`. */
@@ -87,7 +88,50 @@ export type RedissonConfig =
       };
       /** Fields accepted but without meaning here, one message each. */
       readonly warnings: readonly string[];
+    }
+  | {
+      /** `replicatedServersConfig`. */
+      readonly mode: 'replicated';
+      /** Every option but `redis` (made from `replicated`). */
+      readonly options: RedissonOptions;
+      /** The replicated group. */
+      readonly replicated: {
+        /** `nodeAddresses`. */
+        readonly nodes: readonly ServerAddress[];
+        /** `scanInterval` (ms), when the file sets it. */
+        readonly scanInterval?: number;
+        /** Connection options of every node (db, credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      /** Fields accepted but without meaning here, one message each. */
+      readonly warnings: readonly string[];
+    }
+  | {
+      /** `masterSlaveServersConfig`. */
+      readonly mode: 'masterSlave';
+      /** Every option but `redis` (made from `masterSlave`). */
+      readonly options: RedissonOptions;
+      /** The master and its replicas. */
+      readonly masterSlave: {
+        /** `masterAddress`. */
+        readonly master: ServerAddress;
+        /** `slaveAddresses`. */
+        readonly slaves: readonly ServerAddress[];
+        /** Connection options of the master (db, credentials, timeouts). */
+        readonly connection: RedisOptions;
+      };
+      /** Fields accepted but without meaning here, one message each. */
+      readonly warnings: readonly string[];
     };
+
+/** The section of each topology, and its fields. */
+const SECTIONS = {
+  singleServerConfig: SINGLE_SERVER,
+  sentinelServersConfig: SENTINEL_SERVERS,
+  clusterServersConfig: CLUSTER_SERVERS,
+  replicatedServersConfig: REPLICATED_SERVERS,
+  masterSlaveServersConfig: MASTER_SLAVE_SERVERS,
+} as const;
 
 type Tree = Readonly<Record<string, unknown>>;
 type Problem = { path: string; problem: string };
@@ -110,14 +154,15 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   if (typeof tree !== 'object' || tree === null || Array.isArray(tree)) throw new RedissonConfigError(label, [{ path: '(root)', problem: `must be a mapping, got ${describeValue(tree)}` }]);
   const top = tree as Tree;
   check(top, TOP_LEVEL, '', problems, warnings);
-  const sections = (['singleServerConfig', 'sentinelServersConfig', 'clusterServersConfig'] as const).filter((k) => top[k] !== undefined && top[k] !== null);
+  const names = Object.keys(SECTIONS) as (keyof typeof SECTIONS)[];
+  const sections = names.filter((k) => top[k] !== undefined && top[k] !== null);
   if (sections.length !== 1) {
-    problems.push({ path: sections.join(', ') || '(root)', problem: `must name exactly one of singleServerConfig, sentinelServersConfig, clusterServersConfig (got ${sections.length})` });
+    problems.push({ path: sections.join(', ') || '(root)', problem: `must name exactly one of ${names.join(', ')} (got ${sections.length})` });
     throw new RedissonConfigError(label, problems);
   }
   const mode = sections[0] as (typeof sections)[number];
   const server = section(top[mode], mode, problems);
-  check(server, mode === 'singleServerConfig' ? SINGLE_SERVER : mode === 'sentinelServersConfig' ? SENTINEL_SERVERS : CLUSTER_SERVERS, `${mode}.`, problems, warnings);
+  check(server, SECTIONS[mode], `${mode}.`, problems, warnings);
 
   const read = reader(problems);
   const client: RedissonOptions = {};
@@ -133,6 +178,8 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   set('timeout', read.int(server, 'timeout', `${mode}.`));
   set('retryAttempts', read.int(server, 'retryAttempts', `${mode}.`));
   set('subscriptionTimeout', read.int(server, 'subscriptionTimeout', `${mode}.`));
+  set('retryDelay', retryDelayOf(server, `${mode}.`, problems));
+  set('pingConnectionInterval', read.int(server, 'pingConnectionInterval', `${mode}.`));
   const mapperAt = server['nameMapper'] != null ? `${mode}.nameMapper` : 'nameMapper';
   set('nameMapper', nameMapper(server['nameMapper'] ?? top['nameMapper'], mapperAt, options, problems));
 
@@ -154,7 +201,17 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
     warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
     return { mode: 'single', options: { ...client, redis: connection }, warnings };
   }
+  if (mode === 'masterSlaveServersConfig') {
+    const master = parseAddress(server['masterAddress'], `${mode}.masterAddress`, problems);
+    const rawSlaves = server['slaveAddresses'] ?? [];
+    if (!Array.isArray(rawSlaves)) problems.push({ path: `${mode}.slaveAddresses`, problem: `must be a list of addresses, got ${describeValue(rawSlaves)}` });
+    const slaves = (Array.isArray(rawSlaves) ? rawSlaves : []).map((a, i) => parseAddress(a, `${mode}.slaveAddresses[${i}]`, problems)).filter((a): a is ServerAddress => a !== undefined);
+    if (problems.length > 0 || master === undefined) throw new RedissonConfigError(label, problems);
+    warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+    return { mode: 'masterSlave', options: client, masterSlave: { master, slaves, connection }, warnings };
+  }
   const list = mode === 'sentinelServersConfig' ? 'sentinelAddresses' : 'nodeAddresses';
+  const scanInterval = mode === 'replicatedServersConfig' ? read.int(server, 'scanInterval', `${mode}.`) : undefined;
   const raw = server[list];
   if (!Array.isArray(raw) || raw.length === 0) problems.push({ path: `${mode}.${list}`, problem: `must be a non-empty list of addresses, got ${describeValue(raw)}` });
   const nodes = (Array.isArray(raw) ? raw : []).map((a, i) => parseAddress(a, `${mode}.${list}[${i}]`, problems)).filter((a): a is ServerAddress => a !== undefined);
@@ -162,6 +219,9 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
   if (mode === 'sentinelServersConfig' && masterName === undefined) problems.push({ path: `${mode}.masterName`, problem: 'is required' });
   if (problems.length > 0) throw new RedissonConfigError(label, problems);
   warnings.forEach((w) => (options.onWarning ?? emit)(`${label}: ${w}`));
+  if (mode === 'replicatedServersConfig') {
+    return { mode: 'replicated', options: client, replicated: { nodes, ...(scanInterval === undefined ? {} : { scanInterval }), connection }, warnings };
+  }
   if (mode === 'clusterServersConfig') {
     const sharded = read.str(server, 'shardedSubscriptionMode', `${mode}.`);
     if (sharded !== undefined && sharded !== 'AUTO' && sharded !== 'ON' && sharded !== 'OFF') {
@@ -189,7 +249,8 @@ export function readRedissonConfig(source: RedissonConfigSource, options: FromCo
  * The options of `Redisson.create` for a config; what `Redisson.fromConfig` uses. A sentinel config becomes
  * ioredis' Sentinel options (`sentinels`, `name` = `masterName`, Sentinel credentials and TLS); a cluster
  * config `{ clusterNodes, clusterOptions }` (the nodes, and each node connection's credentials, database
- * and TLS) with its `shardedSubscriptionMode`.
+ * and TLS) with its `shardedSubscriptionMode`; a replicated config `{ replicatedNodes, scanInterval?,
+ * redisOptions }`; a master/slave config `{ masterAddress, slaveAddresses, redisOptions }`.
  */
 export function optionsFromConfig(source: RedissonConfigSource, options: FromConfigOptions = {}): RedissonOptions {
   const config = readRedissonConfig(source, options);
@@ -206,6 +267,14 @@ export function optionsFromConfig(source: RedissonConfigSource, options: FromCon
     };
     return { ...config.options, redis };
   }
+  if (config.mode === 'replicated') {
+    const { nodes, scanInterval, connection } = config.replicated;
+    return { ...config.options, redis: { replicatedNodes: nodes.map(addressText), ...(scanInterval === undefined ? {} : { scanInterval }), redisOptions: connection } };
+  }
+  if (config.mode === 'masterSlave') {
+    const { master, slaves, connection } = config.masterSlave;
+    return { ...config.options, redis: { masterAddress: addressText(master), slaveAddresses: slaves.map(addressText), redisOptions: connection } };
+  }
   if (config.mode === 'cluster') {
     const { nodes, connection } = config.cluster;
     const tls = nodes.some((a) => a.tls);
@@ -213,6 +282,11 @@ export function optionsFromConfig(source: RedissonConfigSource, options: FromCon
     return { ...config.options, redis: { clusterNodes: nodes.map(({ host, port }) => ({ host, port })), clusterOptions: { redisOptions } } };
   }
   return config.options;
+}
+
+/** An address as `redis://host:port` again (`rediss://` for TLS; an IPv6 host in brackets). */
+function addressText(address: ServerAddress): string {
+  return `${address.tls ? 'rediss' : 'redis'}://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
 }
 
 function emit(message: string): void {
@@ -319,6 +393,63 @@ function parseAddress(value: unknown, path: string, problems: Problem[]): Server
     return undefined;
   }
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port === '' ? 6379 : Number(url.port), tls: url.protocol === 'rediss:' };
+}
+
+/** Redisson's `DelayStrategy` classes, by the name a config gives them. */
+const DELAY_CLASSES = ['EqualJitterDelay', 'FullJitterDelay', 'ConstantDelay', 'DecorrelatedJitterDelay'] as const;
+
+/**
+ * A section's `retryDelay` (a DelayStrategy class with its durations) or `retryInterval` (ms: Redisson's
+ * `setRetryInterval` makes it a `ConstantDelay`); with both, the later in the file wins, as Redisson's setters
+ * run in the file's order. `undefined` when neither is set.
+ */
+function retryDelayOf(server: Tree, prefix: string, problems: Problem[]): DelayStrategy | undefined {
+  const keys = Object.keys(server).filter((k) => (k === 'retryDelay' || k === 'retryInterval') && server[k] !== null && server[k] !== undefined);
+  const last = keys[keys.length - 1];
+  if (last === undefined) return undefined;
+  const path = prefix + last;
+  const value = server[last];
+  if (last === 'retryInterval') {
+    const ms = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+    if (typeof ms === 'number' && Number.isSafeInteger(ms) && ms >= 0) return new ConstantDelay(ms);
+    problems.push({ path, problem: `must be a non-negative integer (ms), got ${describeValue(value)}` });
+    return undefined;
+  }
+  const fields = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Tree) : {};
+  const cls = typeof fields['class'] === 'string' ? fields['class'] : '';
+  const kind = DELAY_CLASSES.find((name) => cls === `org.redisson.config.${name}`);
+  if (kind === undefined) {
+    problems.push({ path, problem: `must be one of Redisson's DelayStrategy classes (${DELAY_CLASSES.map((c) => `org.redisson.config.${c}`).join(', ')}), got ${describeValue(cls || value)}` });
+    return undefined;
+  }
+  const duration = (key: string, fallback: number): number | undefined => {
+    const given = fields[key];
+    if (given === undefined || given === null) return fallback;
+    const ms = durationMillis(given);
+    if (ms === undefined) problems.push({ path: `${path}.${key}`, problem: `must be an ISO-8601 duration such as PT1S or PT0.5S, got ${describeValue(given)}` });
+    return ms;
+  };
+  // An empty mapping takes Redisson's defaults for it: 100 ms (ConstantDelay), else 100 ms to 1 s.
+  if (kind === 'ConstantDelay') {
+    const delay = duration('delay', 100);
+    return delay === undefined ? undefined : new ConstantDelay(delay);
+  }
+  const empty = Object.keys(fields).length === 1;
+  const base = duration('baseDelay', 100);
+  const max = duration('maxDelay', 1_000);
+  if (!empty && (fields['baseDelay'] == null || fields['maxDelay'] == null)) problems.push({ path, problem: `${kind} needs both baseDelay and maxDelay` });
+  if (base === undefined || max === undefined) return undefined;
+  return kind === 'EqualJitterDelay' ? new EqualJitterDelay(base, max) : kind === 'FullJitterDelay' ? new FullJitterDelay(base, max) : new DecorrelatedJitterDelay(base, max);
+}
+
+/** An ISO-8601 duration (`PT1S`, `PT0.5S`, `PT1M30S`, `P1D`; Java's `Duration.parse`) or a number of seconds, in ms. */
+function durationMillis(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1_000) : undefined;
+  if (typeof value !== 'string') return undefined;
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i.exec(value.trim());
+  if (m === null || value.trim().toUpperCase() === 'P' || /T$/i.test(value.trim())) return undefined;
+  const [, d, h, min, sec] = m;
+  return Math.round(((Number(d ?? 0) * 24 + Number(h ?? 0)) * 60 + Number(min ?? 0)) * 60_000 + Number(sec ?? 0) * 1_000);
 }
 
 /** A config's `nameMapper` (a class, with its fields) as a NameMapper; `undefined` for Redisson's identity. */

@@ -52,7 +52,8 @@ export {
   type RenewalContext,
   type WaitContext,
 } from './diagnostics.js';
-export { DEFAULTS, type RedissonOptions, type ResolvedOptions } from './config.js';
+export { DEFAULTS, type MasterSlaveConnectionOptions, type RedissonOptions, type ReplicatedConnectionOptions, type ResolvedOptions } from './config.js';
+export { ConstantDelay, DecorrelatedJitterDelay, EqualJitterDelay, FullJitterDelay, type DelayStrategy } from './DelayStrategy.js';
 export type { IoredisLikeCluster, IoredisLikeOptions, IoredisLikeRedis } from './connection/ioredis/types.js';
 export {
   ArgumentRangeError,

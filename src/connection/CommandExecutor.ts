@@ -7,7 +7,8 @@
 import pDefer, { type DeferredPromise } from 'p-defer';
 import { ConnectionLostError, IllegalStateError, NoSyncedSlavesError, RedisConnectionError, RedissonShutdownError, RedisTimeoutError } from '../errors.js';
 import { LUA_SCRIPTS, type LuaScriptId } from '../generated/lua.js';
-import { retryDelay } from '../config.js';
+import { delayOf, retryDelay } from '../config.js';
+import type { DelayStrategy } from '../DelayStrategy.js';
 import { classify, redirection } from './classify.js';
 import type { CommandArg, CommandConnection } from './driver.js';
 
@@ -40,6 +41,8 @@ export interface SyncPolicy {
   readonly checkLockSyncedSlaves: boolean;
   /** The `WAIT` timeout, ms. */
   readonly slavesSyncTimeout: number;
+  /** The delay before each retry of an undone write (Redisson's `retryDelay`); Redisson's default when absent. */
+  readonly retryDelay?: DelayStrategy;
 }
 
 /** Undoes what a synced write did when its replicas did not confirm it (an acquisition: release it). */
@@ -187,6 +190,31 @@ export class CommandExecutor {
 
   #onMoved: () => void = () => undefined;
 
+  /**
+   * Calls `recheck` when a command is refused with `READONLY` (the master it was sent to was demoted) and sends
+   * the command again once it resolves, up to `retryAttempts` times (at least once): a `READONLY` refusal means
+   * the command did not run — a script fails on its first write, before anything changed — so sending it
+   * again is safe. A replicated client's re-check looks for the new master at once instead of at its next scan.
+   */
+  onReadOnly(recheck: () => Promise<void>): void {
+    this.#recheck = recheck;
+  }
+
+  #recheck: (() => Promise<void>) | null = null;
+
+  /** {@link run}, sent again after a `READONLY` refusal once the topology was re-checked (see {@link onReadOnly}). */
+  async #send<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.run(send, extraMs);
+      } catch (error) {
+        const refused = classify(error);
+        if (this.#recheck === null || refused.kind !== 'reply' || refused.code !== 'READONLY' || attempt >= Math.max(1, this.retryAttempts)) throw error;
+        await this.#recheck();
+      }
+    }
+  }
+
   /** Forgets the cached replica counts (the master changed): the next synced write asks `INFO replication`. */
   forgetReplicas(): void {
     this.#replicas.clear();
@@ -283,9 +311,10 @@ export class CommandExecutor {
     const wire = this.#withPublish(id, given);
     const args = wire instanceof Promise ? await wire : wire;
     const sync = this.sync;
-    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.run((c) => c.evalScript(id, keys, args)));
+    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.#send((c) => c.evalScript(id, keys, args)));
     // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
     // confirm is undone (`handleNoSync`) and tried again, `retryAttempts` times, `retryDelay` apart.
+    // (`undo` runs its own synced write; a failure of it is not retried, see below.)
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#resent(retry, () => this.#synced(id, keys, args, sync));
@@ -293,8 +322,12 @@ export class CommandExecutor {
         if (!(error instanceof UnsyncedWrite)) throw error;
         const undone = undo?.(error.reply);
         if (undone) await undone.catch(() => undefined);
-        if (attempt >= this.retryAttempts) throw error.typed;
-        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+        // Sent again only when that is harmless: the write was undone (an acquisition), or running it twice
+        // changes nothing (`'idempotent'`). A release or an `addPermits` is not: re-sent, its effect would count
+        // twice (Redisson sends a semaphore's release once too: `syncedEvalNoRetry`).
+        if (attempt >= this.retryAttempts || (undo === undefined && retry !== 'idempotent')) throw error.typed;
+        const delay = sync.retryDelay ? delayOf(sync.retryDelay, attempt) : retryDelay(attempt);
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
@@ -306,7 +339,7 @@ export class CommandExecutor {
   async evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
     const wire = this.#withPublish(id, given);
     const args = wire instanceof Promise ? await wire : wire;
-    return this.run((c) => c.evalScript(id, keys, args));
+    return this.#send((c) => c.evalScript(id, keys, args));
   }
 
   /**
@@ -350,7 +383,7 @@ export class CommandExecutor {
         // redirection — without a WAIT behind it.
         const redirect = redirection(error);
         if (redirect === undefined || !this.connection.clustered || redirects >= 5) throw error;
-        if (redirect === 'ASK') return this.run((c) => c.evalScript(id, keys, args));
+        if (redirect === 'ASK') return this.#send((c) => c.evalScript(id, keys, args));
         this.#onMoved();
         await this.connection.refreshTopology();
         this.#replicas.clear();
@@ -360,8 +393,8 @@ export class CommandExecutor {
 
   async #syncedOnce(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], sync: SyncPolicy): Promise<unknown> {
     const replicas = await this.#replicaCount(keys[0]);
-    if (replicas === 0) return this.run((c) => c.evalScript(id, keys, args));
-    const [reply, synced] = await this.run((c) => c.evalAndWait(id, keys, args, replicas, sync.slavesSyncTimeout), sync.slavesSyncTimeout);
+    if (replicas === 0) return this.#send((c) => c.evalScript(id, keys, args));
+    const [reply, synced] = await this.#send((c) => c.evalAndWait(id, keys, args, replicas, sync.slavesSyncTimeout), sync.slavesSyncTimeout);
     if (synced !== replicas) this.#replicas.clear();
     if (sync.checkLockSyncedSlaves && synced === 0) throw new UnsyncedWrite(reply, new NoSyncedSlavesError(replicas, synced, sync.slavesSyncTimeout));
     return reply;
@@ -384,7 +417,7 @@ export class CommandExecutor {
 
   /** Any Redis command by name (`HGET`, `PTTL`, …), keys prefixed as the driver does. Never re-sent. */
   command(name: string, ...args: CommandArg[]): Promise<unknown> {
-    return this.run((c) => c.call(name, ...args));
+    return this.#send((c) => c.call(name, ...args));
   }
 
   /** Sends a command whose reply nobody waits for (as Redisson's latch DEL); shutdown still waits for it. */

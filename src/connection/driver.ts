@@ -138,6 +138,11 @@ export interface CommandGate {
   forgetReplicas(): void;
   /** Calls `listener` on every MOVED reply the executor sees. */
   onMoved(listener: () => void): void;
+  /**
+   * Calls `recheck` when a command is refused with `READONLY` (its master was demoted), and sends the command
+   * again once it resolved: a replicated client looks for the new master at once.
+   */
+  onReadOnly(recheck: () => Promise<void>): void;
 }
 
 /** What the topology followers need of the subscription registry. */
@@ -148,13 +153,13 @@ export interface WaiterWaker {
   wakeAll(): void;
 }
 
-/** Payload of a client's `failover` event (Sentinel). */
+/** Payload of a client's `failover` event (Sentinel, replicated). */
 export interface MasterSwitch {
-  /** The master name the Sentinels monitor. */
+  /** The master name the Sentinels monitor; `''` in a replicated deployment, which has none. */
   readonly masterName: string;
-  /** The demoted master, `host:port` as Sentinel names it. */
+  /** The demoted master, `host:port` as Sentinel names it (replicated: as the node list names it). */
   readonly from: string;
-  /** The new master, `host:port` as Sentinel names it (before any `natMap`). */
+  /** The new master, `host:port` as Sentinel names it (before any `natMap`; replicated: as the node list names it). */
   readonly to: string;
 }
 
@@ -164,14 +169,15 @@ export interface Connections {
   readonly subscriber: SubscriberConnection;
   /** The publish command of this deployment: PUBLISH, or SPUBLISH with sharded pub/sub (maybe after a probe). */
   readonly publishCommand: () => string | Promise<string>;
-  /** Sentinel or Cluster: writes are followed by `WAIT` (Redisson's synced execution). */
+  /** Sentinel, Cluster, replicated or master/slave: writes are followed by `WAIT` (Redisson's synced execution). */
   readonly replicated: boolean;
   /** The command connection as the client library made it (the client's `redis`/`connection` getters). */
   readonly native: unknown;
   /**
-   * Starts following the topology (a Sentinel's `+switch-master`, a cluster's failovers and migrations).
+   * Starts following the topology (a Sentinel's `+switch-master`, a cluster's failovers and migrations, a
+   * replicated group's master found by scanning its nodes).
    * @param closed whether the client is shutting down.
-   * @param onFailover called after a Sentinel client moved to a new master.
+   * @param onFailover called after a Sentinel or replicated client moved to a new master.
    */
   follow(gate: CommandGate, waker: WaiterWaker, closed: () => boolean, onFailover: (change: MasterSwitch) => void): void;
   /** Stops following the topology (closes a Sentinel client's connections to the Sentinels). */

@@ -1,6 +1,7 @@
 /**
  * Every field of Redisson's `Config`, `BaseConfig`, `SingleServerConfig`, `BaseMasterSlaveServersConfig`,
- * `SentinelServersConfig` and `ClusterServersConfig` (Redisson 3.17 to 4.x), and what redisson-ts does
+ * `SentinelServersConfig`, `ClusterServersConfig`, `ReplicatedServersConfig` and `MasterSlaveServersConfig`
+ * (Redisson 3.17 to 4.x), and what redisson-ts does
  * with it:
  * - `mapped`: read into the client's options (see fromConfig.ts);
  * - `ignored`: has no meaning here (thread pools, Netty, connection pools). Accepted without a word when
@@ -29,8 +30,8 @@ export const TOP_LEVEL: Readonly<Record<string, FieldRule>> = {
   singleServerConfig: mapped,
   sentinelServersConfig: mapped,
   clusterServersConfig: mapped,
-  masterSlaveServersConfig: unsupported('master/slave (static replicas) mode is not supported'),
-  replicatedServersConfig: unsupported('replicated mode is not supported'),
+  masterSlaveServersConfig: mapped,
+  replicatedServersConfig: mapped,
   password: mapped,
   username: mapped,
   lockWatchdogTimeout: mapped,
@@ -93,12 +94,14 @@ const BASE: Readonly<Record<string, FieldRule>> = {
   clientName: mapped,
   nameMapper: mapped,
   idleConnectionTimeout: ignored(10_000),
-  // The command executor re-sends with Redisson's default delays (and sizes the unlock latch with them).
-  retryInterval: ignored(1500),
-  retryDelay: ignored(jitter('PT1S', 'PT2S')),
+  // Both set the client's `retryDelay` (Redisson's `setRetryInterval` sets a `ConstantDelay`): the delay before
+  // each retry of an unconfirmed write, and the unlock latch's TTL.
+  retryInterval: mapped,
+  retryDelay: mapped,
   reconnectionDelay: ignored(jitter('PT0.1S', 'PT10S')),
   subscriptionsPerConnection: ignored(5),
-  pingConnectionInterval: ignored(30_000),
+  // A PING per connection every interval, a dead socket dropped (off unless the file sets it: see the option).
+  pingConnectionInterval: mapped,
   keepAlive: ignored(false),
   tcpKeepAliveCount: ignored(0),
   tcpKeepAliveIdle: ignored(0),
@@ -178,6 +181,22 @@ export const CLUSTER_SERVERS: Readonly<Record<string, FieldRule>> = {
   checkSlotsCoverage: ignored(true),
   checkMasterLinkStatus: ignored(false),
   shardedSubscriptionMode: mapped,
+};
+
+/** Fields of `ReplicatedServersConfig`. */
+export const REPLICATED_SERVERS: Readonly<Record<string, FieldRule>> = {
+  ...MASTER_SLAVE,
+  nodeAddresses: mapped,
+  scanInterval: mapped,
+  // Node addresses are connected to by name on every (re)connect: a changed IP is picked up without a check.
+  monitorIPChanges: ignored(false),
+};
+
+/** Fields of `MasterSlaveServersConfig`. */
+export const MASTER_SLAVE_SERVERS: Readonly<Record<string, FieldRule>> = {
+  ...MASTER_SLAVE,
+  masterAddress: mapped,
+  slaveAddresses: mapped,
 };
 
 /** Redisson's identity mapper (`NameMapper.direct()`), the only NameMapper class that maps by itself. */

@@ -5,8 +5,9 @@ import type { FactoryProvider, ModuleMetadata } from '@nestjs/common';
 /**
  * How to make one client: `Redisson.create` options, **or** a Redisson YAML/JSON config (a file path,
  * a `file:` URL or the parsed object) read by `Redisson.fromConfig` — the same file the Java services use.
- * Sentinel and Cluster are configured either way (`redis: { sentinels, name }` / `cluster: …`, or the
- * file's `sentinelServersConfig` / `clusterServersConfig`).
+ * Sentinel, Cluster, replicated and master/slave deployments are configured either way (`redis: { sentinels,
+ * name }` / `{ clusterNodes }` / `{ replicatedNodes }` / `{ masterAddress }`, or the file's `sentinelServersConfig`
+ * / `clusterServersConfig` / `replicatedServersConfig` / `masterSlaveServersConfig`).
  */
 export type RedissonClientConfig =
   | { readonly options: RedissonOptions; readonly config?: never }

@@ -1,6 +1,7 @@
 /**
- * A client's connections on ioredis, made from the `redis` option: a single server, a Sentinel master or a
- * Redis Cluster; and how they follow the topology (a Sentinel's `+switch-master`, a cluster's failovers).
+ * A client's connections on ioredis, made from the `redis` option: a single server, a Sentinel master, a
+ * Redis Cluster, a replicated group or a master with fixed replicas; and how they follow the topology (a
+ * Sentinel's `+switch-master`, a cluster's failovers, a replicated group's scans).
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import type { ResolvedOptions } from '../../config.js';
@@ -13,6 +14,9 @@ import { IoredisConnection } from './IoredisConnection.js';
 import { IoredisSubscriber } from './IoredisSubscriber.js';
 import { followsMaster, isRedisInstance, isSentinelMode } from './recognize.js';
 import { SentinelFollower } from './sentinel.js';
+import { nodeOptions, ReplicatedFollower } from './replicated.js';
+import { pingConnection } from './ping.js';
+import { DEFAULT_SCAN_INTERVAL, isMasterSlaveOption, isReplicatedOption, parseNodeAddress, type NodeAddress } from '../replicated.js';
 import { loadIoredis } from './ioredisModule.js';
 import type { RedisConnection } from './types.js';
 
@@ -25,9 +29,21 @@ export function connectIoredis(options: ResolvedOptions): Connections {
   // an instance (ioredis', or iovalkey's) duplicates it and needs no ioredis module.
   const redis = options.redis;
   const cluster = clusterSetup(redis, options);
+  // A replicated group: its nodes (the master is found by scanning them); a master/slave deployment: its master.
+  const group = isReplicatedOption(redis) ? { nodes: redis.replicatedNodes.map(address), base: redis.redisOptions ?? {}, scanInterval: redis.scanInterval ?? DEFAULT_SCAN_INTERVAL } : null;
+  const fixedMaster = isMasterSlaveOption(redis) ? nodeOptions(redis.redisOptions ?? {}, address(redis.masterAddress)) : null;
   let connection: RedisConnection;
   let owns: boolean;
-  if (cluster) {
+  if (group) {
+    // Made lazily: its first socket goes to the master the first scan finds (ReplicatedFollower connects it).
+    connection = new (loadIoredis().Redis)({ ...nodeOptions(group.base, group.nodes[0] as NodeAddress), lazyConnect: true, autoResendUnfulfilledCommands: false });
+    owns = true;
+    connection.on('error', () => undefined);
+  } else if (fixedMaster) {
+    connection = new (loadIoredis().Redis)({ ...fixedMaster, autoResendUnfulfilledCommands: false });
+    owns = true;
+    connection.on('error', () => undefined);
+  } else if (cluster) {
     // Connections of our own, made from the nodes and options given: the command connection never
     // replays a command whose reply was lost; the subscriber can hold sharded subscriptions.
     connection = new (loadIoredis().Cluster)(cluster.nodes, cluster.command);
@@ -46,7 +62,8 @@ export function connectIoredis(options: ResolvedOptions): Connections {
     connection.on('error', () => undefined);
   }
   const command = new IoredisConnection(connection);
-  // Redisson sends WAIT after its writes in every mode but single-server: here, Sentinel and Cluster.
+  // Redisson sends WAIT after its writes in every mode but single-server: Sentinel, Cluster, replicated and
+  // master/slave.
   const sentinel = cluster === null && isSentinelMode(connection as Redis);
   // The subscriber's subscriptions are PublishSubscribe's: ioredis neither queues nor replays them.
   const subscriberConnection: RedisConnection = cluster
@@ -60,22 +77,35 @@ export function connectIoredis(options: ResolvedOptions): Connections {
       });
   subscriberConnection.on('error', () => undefined);
   const transport = new TransportChoice(cluster ? clusterTransport(connection, options) : 'classic');
-  let follower: SentinelFollower | null = null;
+  let follower: SentinelFollower | ReplicatedFollower | null = null;
+  const stopPings: (() => void)[] = [];
   return {
     command,
     subscriber: new IoredisSubscriber(subscriberConnection, transport, cluster ? new ClusterPatterns(connection as Cluster) : null),
     publishCommand: () => transport.publishCommand(),
-    replicated: cluster !== null || sentinel,
+    replicated: cluster !== null || sentinel || group !== null || fixedMaster !== null,
     native: connection,
     follow(gate: CommandGate, waker: WaiterWaker, closed: () => boolean, onFailover: (change: MasterSwitch) => void): void {
       if (cluster) gate.onMoved(followClusterTopology(connection as Cluster, subscriberConnection as Cluster, waker, closed));
       if (sentinel && followsMaster(connection as Redis)) follower = new SentinelFollower(connection as Redis, subscriberConnection as Redis, gate, onFailover);
+      // Redisson's pingConnectionInterval, on a standalone, Sentinel, replicated or master/slave client's two
+      // connections (a cluster's node connections are ioredis' own).
+      if (options.pingConnectionInterval > 0 && cluster === null) {
+        for (const redis of [connection, subscriberConnection] as Redis[]) stopPings.push(pingConnection(redis, options.pingConnectionInterval));
+      }
+      if (group) follower = new ReplicatedFollower(group.nodes, group.base, connection as Redis, subscriberConnection as Redis, gate, group.scanInterval, options.timeout, onFailover);
     },
     unfollow(): void {
       follower?.close();
+      for (const stop of stopPings.splice(0)) stop();
     },
     close(timeoutMs: number): Promise<void> {
       return owns ? closeConnection(connection, timeoutMs) : Promise.resolve();
     },
   };
+}
+
+/** A node address the options validation already accepted. */
+function address(value: string): NodeAddress {
+  return parseNodeAddress(value) as NodeAddress;
 }

@@ -18,7 +18,7 @@ export type { MasterSwitch };
 /** The `+switch-master` channel Sentinel publishes a completed failover on. */
 export const SWITCH_MASTER_CHANNEL = '+switch-master';
 
-interface Endpoint {
+export interface Endpoint {
   readonly host: string;
   readonly port: number;
 }
@@ -53,7 +53,7 @@ function normalizeIp(address: string): string {
  * Whether `redis`'s socket is connected to `target`. The port always; the host too when it is an IP address
  * (a host name would need a DNS answer the socket does not carry).
  */
-function connectedTo(redis: Redis, target: Endpoint): boolean {
+export function connectedTo(redis: Redis, target: Endpoint): boolean {
   if (redis.status !== 'ready') return false;
   const stream = (redis as unknown as { stream?: { remotePort?: number; remoteAddress?: string } }).stream;
   if (stream?.remotePort !== target.port) return false;

@@ -1,0 +1,115 @@
+/**
+ * RLock interop in replicated mode (issue 28): Java Redisson 4.7.0 and our client both configured from one
+ * `replicatedServersConfig` YAML file (Java: `Config.fromYAML`; we: `Redisson.fromConfig`), on a spawned master and
+ * two replicas with no Sentinel. Both find the master by the nodes' roles, follow their lock writes with `WAIT`
+ * (counted in the master's `INFO commandstats`), exclude each other and wake each other. Last, a manual
+ * promotion while Java waits on our hold: both sides follow it by their scans, our unlock on the new master wakes
+ * Java's waiter. Holders take 60 s leases, far beyond the 10 s hang guards, so a waiter that acquires within a
+ * guard was woken by the release message.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redisson } from '../../src/index.js';
+import { eventually, uniqueName } from '../support/redis.js';
+import { startReplicatedSet, type ReplicatedSet } from '../support/replicated.js';
+import { within as guard } from '../support/poll.js';
+import { javaAvailable, JavaPeer } from './JavaPeer.js';
+import { javaMissingPlaceholder } from './support/placeholder.js';
+
+const VERSION = '4.7.0';
+const LONG_LEASE_MS = 60_000;
+const HANG_GUARD_MS = 10_000;
+const availability = javaAvailable();
+
+if (!availability.ok) javaMissingPlaceholder('Replicated interop', availability.reason);
+
+describe.runIf(availability.ok)(`Java Redisson ${VERSION} ⇄ redisson-ts in replicated mode (one YAML file)`, () => {
+  let set: ReplicatedSet;
+  let peer: JavaPeer;
+  let client: Redisson;
+  let dir: string;
+
+  beforeAll(async () => {
+    set = await startReplicatedSet();
+    dir = mkdtempSync(path.join(tmpdir(), 'redisson-replicated-'));
+    const file = path.join(dir, 'redisson.yaml');
+    // The replicas first: both sides find the master by role, not by position.
+    const nodes = [...set.replicas(), set.master()].map((n) => `  - "redis://127.0.0.1:${n.port}"`);
+    writeFileSync(file, ['replicatedServersConfig:', '  scanInterval: 1000', '  nodeAddresses:', ...nodes, ''].join('\n'));
+    peer = await JavaPeer.start(VERSION, { address: '', configFile: file });
+    client = Redisson.fromConfig(file);
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.shutdown();
+    await peer?.shutdown();
+    await set?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const java = async (name: string, method: string, args: unknown[], thread: string): Promise<unknown> => (await peer.call('lock', name, method, args, thread)).result;
+  const waits = async (r: Redis): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await r.info('commandstats'))?.[1] ?? 0);
+  const numsub = async (r: Redis, name: string): Promise<number> => Number(((await r.pubsub('NUMSUB', `redisson_lock__channel:{${name}}`)) as [string, number])[1]);
+  const within = <T>(p: Promise<T>, what: string): Promise<T> => guard(p, HANG_GUARD_MS, what);
+
+  it('Java holds (its write followed by WAIT): our tryLock() is false and our waiter wakes on its unlock; ours is WAITed for too', async () => {
+    const master = set.direct(set.master());
+    const name = uniqueName('interop-replicated');
+    const before = await waits(master);
+    await java(name, 'lock', [LONG_LEASE_MS], 'holder');
+    expect((await waits(master)) - before).toBeGreaterThanOrEqual(1);
+    expect(await client.getLock(name).tryLock()).toBe(false);
+    const waiter = client.getLock(name);
+    const waiting = waiter.lock();
+    await eventually(async () => (await numsub(master, name)) === 1, HANG_GUARD_MS, 'our waiter to subscribe');
+    const beforeOurs = await waits(master);
+    await java(name, 'unlock', [], 'holder');
+    await within(waiting, 'our waiter');
+    expect((await waits(master)) - beforeOurs).toBeGreaterThanOrEqual(1);
+    for (const replica of set.replicas()) expect(await set.direct(replica).hget(name, `${client.getId()}:${waiter.threadId}`)).toBe('1');
+    await waiter.unlock();
+  });
+
+  it("we hold: Java's tryLock() is false and a Java waiter wakes on our unlock", async () => {
+    const master = set.direct(set.master());
+    const name = uniqueName('interop-replicated');
+    const lock = client.getLock(name);
+    await lock.lock(LONG_LEASE_MS);
+    expect(await java(name, 'tryLock', [], 'probe')).toBe(false);
+    const waiting = java(name, 'lock', [LONG_LEASE_MS], 'waiter');
+    await eventually(async () => (await numsub(master, name)) === 1, HANG_GUARD_MS, 'the Java waiter to subscribe');
+    await lock.unlock();
+    await within(waiting, "Java's waiter");
+    expect(Object.keys(await master.hgetall(name))).toEqual([`${peer.clientId}:${await peer.threadId('waiter')}`]);
+    await java(name, 'unlock', [], 'waiter');
+  });
+
+  // Last: it promotes a replica.
+  it('a promotion while we hold and Java waits: both follow by their scans; our unlock on the new master wakes Java, whose hold there excludes us', async () => {
+    const oldMaster = set.direct(set.master());
+    const name = uniqueName('interop-promoted');
+    const lock = client.getLock(name);
+    await lock.lock(LONG_LEASE_MS); // on both replicas (WAIT) before the promotion
+    const javaWaiting = java(name, 'lock', [LONG_LEASE_MS], 'waiter');
+    javaWaiting.catch(() => undefined); // awaited below
+    await eventually(async () => (await numsub(oldMaster, name)) === 1, HANG_GUARD_MS, 'the Java waiter to subscribe');
+
+    const next = set.replicas()[0]!;
+    const followed = once(client, 'failover');
+    await set.promote(next);
+    await guard(followed, 5_000, 'our client to follow the promotion');
+    const newMaster = set.direct(next);
+    // Java re-subscribes its waiter on the new master once its scan finds the promotion.
+    await eventually(async () => (await numsub(newMaster, name)) === 1, 20_000, 'the Java waiter to re-subscribe on the new master');
+    await lock.unlock();
+    await within(javaWaiting, "Java's waiter");
+    expect(Object.keys(await newMaster.hgetall(name))).toEqual([`${peer.clientId}:${await peer.threadId('waiter')}`]);
+    expect(await client.getLock(name).tryLock()).toBe(false);
+    await java(name, 'unlock', [], 'waiter');
+    expect(await newMaster.exists(name)).toBe(0);
+  }, 90_000);
+});
