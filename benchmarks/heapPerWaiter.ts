@@ -4,8 +4,9 @@
  * does) and park. Heap after GC before and while they wait, per waiter; with `--snapshot`, two heap
  * snapshots and the growth per waiter by object kind (constructor name), largest first.
  *
- *   node --expose-gc --import tsx benchmarks/heapPerWaiter.ts [--waiters 10000] [--locks 1000] [--snapshot]
+ *   node --expose-gc --import tsx benchmarks/heapPerWaiter.ts [--waiters 10000] [--locks 1000] [--snapshot [--keep]]
  *
+ * `--keep` leaves the two snapshot files (their paths are printed) for a closer look, e.g. in Chrome DevTools.
  * redisson-ts is loaded from its build (dist/, `node scripts/build.mjs` first), or from `--dist DIR`.
  */
 import { readFileSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { library } from './library.js';
 import { sleep } from './stats.js';
 
 const { values } = parseArgs({
-  options: { waiters: { type: 'string', default: '10000' }, locks: { type: 'string', default: '1000' }, snapshot: { type: 'boolean', default: false }, dist: { type: 'string' } },
+  options: { waiters: { type: 'string', default: '10000' }, locks: { type: 'string', default: '1000' }, snapshot: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, dist: { type: 'string' } },
 });
 const waiters = Number(values.waiters);
 const locks = Number(values.locks);
@@ -91,7 +92,8 @@ if (values.snapshot) {
   const rows = [...b].map(([name, e]) => ({ name, size: e.size - (a.get(name)?.size ?? 0), count: e.count - (a.get(name)?.count ?? 0) })).sort((x, y) => y.size - x.size);
   process.stdout.write('\n| kind | bytes per waiter | count per waiter |\n|---|---|---|\n');
   for (const r of rows.slice(0, 30)) process.stdout.write(`| ${r.name} | ${(r.size / waiters).toFixed(0)} | ${(r.count / waiters).toFixed(2)} |\n`);
-  for (const s of snapshots) rmSync(s);
+  if (values.keep) process.stdout.write(`\nsnapshots kept: ${snapshots.join(' ')}\n`);
+  else for (const s of snapshots) rmSync(s);
 }
 void h0;
 await Promise.all(held.map((l) => l.unlock()));

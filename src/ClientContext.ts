@@ -7,6 +7,7 @@ import type { ResolvedOptions } from './config.js';
 import type { HoldLedger } from './locks/HoldLedger.js';
 import type { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import type { LockRenewalScheduler, LostLock } from './renewal/LockRenewalScheduler.js';
+import type { TrackedWaiter } from './wait/AbortScope.js';
 
 export interface ClientContext {
   /** Random lowercase hyphenated UUID of this client (Redisson's `ServiceManager.id`). */
@@ -32,10 +33,12 @@ export interface ClientContext {
   /** A fresh thread id, unique within this client. */
   allocateThreadId(): number;
   /**
-   * Registers a pending wait so that `shutdown()` can reject it: `abort` is called with a
-   * `RedissonShutdownError`. Returns the function that unregisters it.
+   * Registers a pending wait so that `shutdown()` can reject it: its `abortWait` is called with a
+   * `RedissonShutdownError`. {@link untrackWaiter} unregisters it.
    */
-  trackWaiter(abort: (reason: Error) => void): () => void;
+  trackWaiter(waiter: TrackedWaiter): void;
+  /** Unregisters a wait registered by {@link trackWaiter} (nothing when it is not registered). */
+  untrackWaiter(waiter: TrackedWaiter): void;
   /** Background work (undoing a late acquisition) that `shutdown()` lets finish before closing. */
   keepUntilClosed(work: Promise<unknown>): void;
   /** Calls `onLost` when the watchdog finds `field` of `rawName` lost; returns the function that stops watching. */

@@ -25,6 +25,7 @@ import { RedissonFairLock } from './locks/RedissonFairLock.js';
 import { RedissonNonReentrantFairLock } from './locks/RedissonNonReentrantFairLock.js';
 import { RedissonSpinLock } from './locks/RedissonSpinLock.js';
 import { LockOptions, requireBackOff, type BackOff } from './wait/backOff.js';
+import type { TrackedWaiter } from './wait/AbortScope.js';
 import { RedissonReadWriteLock } from './locks/RedissonReadWriteLock.js';
 import { fasterMultiLockFields, RedissonFasterMultiLock, type FasterMultiLockOptions, type FasterMultiLockValue } from './locks/RedissonFasterMultiLock.js';
 import { parseMemberArgs, RedissonMultiLock, type MultiLockMember, type MultiLockOptions } from './locks/RedissonMultiLock.js';
@@ -114,7 +115,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
-  readonly #waiters = new Set<(reason: Error) => void>();
+  readonly #waiters = new Set<TrackedWaiter>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
   // Redis Cluster: the keyPrefix every key and channel gets, for the one-slot check of names; null elsewhere.
@@ -173,10 +174,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
       currentThreadId: () => this.#flows.getStore(),
       noteLease: (name, leaseMs) => this.#noteLease(name, leaseMs),
       allocateThreadId,
-      trackWaiter: (abort) => {
-        this.#waiters.add(abort);
-        return () => this.#waiters.delete(abort);
-      },
+      trackWaiter: (waiter) => void this.#waiters.add(waiter),
+      untrackWaiter: (waiter) => void this.#waiters.delete(waiter),
       keepUntilClosed: (work) => {
         const settled = work.then(
           () => undefined,
@@ -522,7 +521,7 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     // One budget for the whole shutdown, `timeout`: neither a Redis that is down nor a slow one holds it up longer.
     const deadline = performance.now() + this.#options.timeout;
     const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
-    for (const abort of [...this.#waiters]) abort(reason);
+    for (const waiter of [...this.#waiters]) waiter.abortWait(reason);
     this.#waiters.clear();
     // Acquisitions that landed after their wait was aborted are being undone: let them finish.
     await settleBy([...this.#background], deadline);

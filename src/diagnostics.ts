@@ -39,9 +39,14 @@ export interface DiagnosticsTarget {
  * A target, or a function that makes it: a hot caller passes the function, so that nothing is built while
  * nobody listens (one closure instead of the target's object per call).
  */
-export type TraceTarget = DiagnosticsTarget | (() => DiagnosticsTarget);
+export type TraceTarget = DiagnosticsTarget | (() => DiagnosticsTarget) | TraceSource;
 
-const targetOf = (target: TraceTarget): DiagnosticsTarget => (typeof target === 'function' ? target() : target);
+/** An object that makes its trace target when asked (a lock's per-call object: no closure per call). */
+export interface TraceSource {
+  traceTarget(): DiagnosticsTarget;
+}
+
+const targetOf = (target: TraceTarget): DiagnosticsTarget => (typeof target === 'function' ? target() : 'traceTarget' in target ? target.traceTarget() : target);
 
 /** Context of `redisson-ts:acquire`. */
 export interface AcquireContext extends DiagnosticsTarget {
@@ -179,14 +184,20 @@ export function traceAcquire<R>(traced: TraceTarget | undefined, waitMs: number,
   }, context);
 }
 
-/** Traces one wait for a message; `run` resolves `'woken'` or `'timeout'`. */
-export function traceWait<R>(traced: TraceTarget | undefined, channel: string, timeoutMs: number, run: () => Promise<R>): Promise<R> {
-  if (traced === undefined || !waitChannel.hasSubscribers) return run();
+/** Whether {@link traceWait} would trace a wait of `traced` now (a listener on `redisson-ts:wait`). */
+export function waitTraced(traced: TraceTarget | undefined): traced is TraceTarget {
+  return traced !== undefined && waitChannel.hasSubscribers;
+}
+
+/** Traces one wait for a message: `waiter.wait(timeoutMs, scope)`, which resolves `'woken'` or `'timeout'`. */
+export function traceWait<R, S>(traced: TraceTarget | undefined, channel: string, timeoutMs: number, waiter: { wait(ms: number, scope: S): Promise<R> }, scope: S): Promise<R> {
+  // No closure for the wait: a parked waiter would keep it (and its context) while nobody traces (issue 29).
+  if (traced === undefined || !waitChannel.hasSubscribers) return waiter.wait(timeoutMs, scope);
   const context: WaitContext = { ...targetOf(traced), channel, timeoutMs, woken: false, waitedMs: 0 };
   const started = performance.now();
   return waitChannel.tracePromise(async () => {
     try {
-      const outcome = await run();
+      const outcome = await waiter.wait(timeoutMs, scope);
       context.woken = outcome === 'woken';
       return outcome;
     } finally {

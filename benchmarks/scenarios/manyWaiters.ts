@@ -14,6 +14,8 @@ import { MANY_WATCHDOG_MS } from './manyLocks.js';
 const SCENARIO = 'many waiters';
 export const WAITERS = 10_000;
 export const WAITED_LOCKS = 1_000;
+// Heap growth between two polls (100 ms apart) under which the waiters count as parked: 26 B per waiter.
+const HEAP_SETTLED_BYTES = 256 * 1024;
 
 export interface ManyWaitersRow {
   readonly waiters: number;
@@ -63,14 +65,19 @@ export async function runManyWaiters(ctx: BenchContext, impls: readonly ImplName
       const m0 = await worker.call<Memory>('memory');
       ctx.progress.update(`many waiters: ${impl} · starting ${WAITERS} waiters`);
       await worker.call('waitMany', { ...args, waiters: WAITERS, locks: WAITED_LOCKS, prefix });
-      // Let them park: subscriptions stable for three polls (pollers have none), at most 5 s.
+      // Let them park: subscriptions (pollers have none) and the heap after GC stable for three polls, at most
+      // 50 polls. Subscriptions alone are not enough: they stay at 0 while 10 000 first attempts are still in
+      // flight (the subscriber connection is not even open yet), and the heap then measured is those attempts'.
       let last = -1;
+      let lastHeap = -Infinity;
       let stable = 0;
       for (let i = 0; i < 50 && stable < 3; i++) {
         await sleep(100);
         const n = subs(newClients(before, await clientList(ctx.admin)));
-        stable = n === last ? stable + 1 : 0;
+        const { heap } = await worker.call<Memory>('memory');
+        stable = n === last && Math.abs(heap - lastHeap) < HEAP_SETTLED_BYTES ? stable + 1 : 0;
         last = n;
+        lastHeap = heap;
       }
       const m1 = await worker.call<Memory>('memory');
       const waiting = newClients(before, await clientList(ctx.admin));

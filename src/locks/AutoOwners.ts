@@ -15,27 +15,39 @@
  * `threadId`. Re-locking the same object without one waits for itself; see {@link selfWaitWarning}.
  */
 
-interface Pending {
+/** An acquisition in flight (a lock's per-call object is one: no entry or closure of its own). */
+export interface Pending {
   readonly threadId: number;
-  readonly cancel: (reason: Error) => void;
+  cancel(reason: Error): void;
 }
+
+// Typed as mutable so the fields can hold it; frozen, so a push onto it throws instead of sharing state.
+const NONE = Object.freeze([]) as unknown as never[];
 
 export class AutoOwners {
   #primary: number | undefined;
-  readonly #holding: number[] = [];
-  readonly #pending: Pending[] = [];
-  // Holds an unlock in flight is releasing (see claim).
-  readonly #claimed = new Set<number>();
+  // Replaced by a one-element literal when empty: a push onto an empty array reserves room for 17 elements,
+  // about 150 B kept per lock object while it waits or holds (issue 29: a lock object per request is common).
+  // Empty, they are the shared frozen NONE (never pushed onto: a push would throw).
+  #holding: number[] = NONE;
+  #pending: Pending[] = NONE;
+  // Holds an unlock in flight is releasing (see claim); made on first use (a lock object per request is common).
+  #claimed: Set<number> | null = null;
 
   /**
-   * @param allocate a fresh owner id.
+   * @param allocate a fresh owner id: a function, or the client's context (its `allocateThreadId`), which spares
+   *   every lock object a closure.
    * @param perObject `lockOwnership: 'object'`: every acquisition uses the object's own id (re-entrant, as one
    *   Java thread), for objects one flow at a time uses.
    */
   constructor(
-    private readonly allocate: () => number,
+    private readonly allocator: (() => number) | { allocateThreadId(): number },
     private readonly perObject = false,
   ) {}
+
+  private allocate(): number {
+    return typeof this.allocator === 'function' ? this.allocator() : this.allocator.allocateThreadId();
+  }
 
   /** The object's own id (allocated on first use). */
   get primary(): number {
@@ -66,12 +78,23 @@ export class AutoOwners {
   /** An acquisition for `threadId` started; `cancel` aborts it. Returns the function that ends it. */
   started(threadId: number, cancel: (reason: Error) => void): (acquired: boolean) => void {
     const entry: Pending = { threadId, cancel };
-    this.#pending.push(entry);
-    return (acquired) => {
-      const i = this.#pending.indexOf(entry);
-      if (i >= 0) this.#pending.splice(i, 1);
-      if (acquired && !this.#holding.includes(threadId)) this.#holding.push(threadId);
-    };
+    this.add(entry);
+    return (acquired) => this.end(entry, acquired);
+  }
+
+  /** An acquisition started (as {@link started}, without a closure): end it with {@link end}. */
+  add(entry: Pending): void {
+    if (this.#pending.length === 0) this.#pending = [entry];
+    else this.#pending.push(entry);
+  }
+
+  /** The acquisition `entry` ended, with the lock or without. */
+  end(entry: Pending, acquired: boolean): void {
+    const i = this.#pending.indexOf(entry);
+    if (i >= 0) this.#pending.splice(i, 1);
+    if (!acquired || this.#holding.includes(entry.threadId)) return;
+    if (this.#holding.length === 0) this.#holding = [entry.threadId];
+    else this.#holding.push(entry.threadId);
   }
 
   /**
@@ -79,14 +102,15 @@ export class AutoOwners {
    * claimed, marked until {@link unclaim}. `undefined` when every hold is claimed (or none is held).
    */
   claim(): number | undefined {
-    const threadId = this.#holding.find((t) => !this.#claimed.has(t));
-    if (threadId !== undefined) this.#claimed.add(threadId);
+    const claimed = (this.#claimed ??= new Set());
+    const threadId = this.#holding.find((t) => !claimed.has(t));
+    if (threadId !== undefined) claimed.add(threadId);
     return threadId;
   }
 
   /** The unlock that claimed `threadId` ended (the hold was released, or is still held after a reentrant unlock). */
   unclaim(threadId: number): void {
-    this.#claimed.delete(threadId);
+    this.#claimed?.delete(threadId);
   }
 
   /** `threadId` no longer holds (released, or found not holding). */
@@ -100,6 +124,7 @@ export class AutoOwners {
    * oldest is cancelled (an acquisition that still lands is undone) and reported; true when there was one.
    */
   cancelOldestPending(reason: Error): boolean {
+    if (this.#pending.length === 0) return false;
     const oldest = this.#pending.shift();
     if (!oldest) return false;
     oldest.cancel(reason);

@@ -6,16 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
-import { traceRelease, type DiagnosticsTarget } from '../diagnostics.js';
+import { traceRelease, type DiagnosticsTarget, type TraceSource } from '../diagnostics.js';
 import { requireThreadId, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, IllegalStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
 import type { TimeUnit } from '../TimeUnit.js';
-import { acquire, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
+import { acquire, type AcquireParams, type Acquired, type Attempt, type WaitMode } from '../wait/acquire.js';
 import { Canceller } from '../wait/AbortScope.js';
-import { AutoOwners, selfWaitWarning } from './AutoOwners.js';
+import { AutoOwners, selfWaitWarning, type Pending } from './AutoOwners.js';
 import { parseHoldOptions, type HoldOptions, type TryHoldOptions } from './holdArgs.js';
 import { LockHold } from './LockHold.js';
 import { watchLease } from './leaseWatch.js';
@@ -44,10 +44,22 @@ export interface Held<T> {
   readonly threadId: number;
 }
 
-/** A public acquiring call in flight, which `unlock()` may cancel. */
+/**
+ * A public acquiring call in flight, which `unlock()` may cancel: the promise handed to its caller, marked
+ * handled on cancel ({@link markHandled}).
+ */
 interface TrackedCall {
-  markHandled(): void;
+  promise?: Promise<unknown>;
 }
+
+/** A cancelled call's promise: a forgotten `await` must not crash the process with an unhandled rejection. */
+function markHandled(call: TrackedCall | undefined): void {
+  void call?.promise?.catch(toUndefined);
+}
+
+// Module-level: a callback made inside a call would keep that call's context alive while it waits.
+const toUndefined = (): undefined => undefined;
+const isAcquired = (result: Acquired<unknown>): boolean => result !== null;
 
 /** The arguments of one acquire attempt, as a concrete lock's script needs them. */
 export interface AcquireRequest {
@@ -60,6 +72,17 @@ export interface AcquireRequest {
   /** The call's wait: `0` a single attempt (a fair lock must not enqueue), `-1` unlimited, else ms. */
   readonly waitMs: number;
 }
+
+/** {@link BaseLock}'s private steps, for its {@link LockCall}s (set in BaseLock's static block). */
+interface LockSteps {
+  attempt<T>(lock: BaseLock<T>, leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>>;
+  release(lock: BaseLock<unknown>, threadId: number): Promise<void>;
+  acquireFailed(lock: BaseLock<unknown>, threadId: number, waitMs: number): Promise<unknown> | undefined;
+  trace(lock: BaseLock<unknown>, threadId: number, leaseMs: number): DiagnosticsTarget;
+  ctx(lock: BaseLock<unknown>): ClientContext;
+  mode(lock: BaseLock<unknown>, threadId: number): WaitMode;
+}
+let lockSteps: LockSteps;
 
 /**
  * A lock of the RLock family. Times are milliseconds unless a {@link TimeUnit} follows them; `-1` (or
@@ -80,7 +103,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
   constructor(ctx: ClientContext, name: string, auto?: AutoOwners) {
     super(ctx, name);
     this.internalLockLeaseTime = ctx.options.lockWatchdogTimeout;
-    this.#auto = auto ?? new AutoOwners(() => ctx.allocateThreadId(), ctx.options.lockOwnership === 'object');
+    this.#auto = auto ?? new AutoOwners(ctx, ctx.options.lockOwnership === 'object');
     // What a RedLock compares to refuse one lock given twice (memberIdentity.ts).
     registerMemberKey(this, { ctx, rawName: this.rawName });
   }
@@ -182,7 +205,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       const { times, options } = parseTimes('lock', args, ['leaseTime']);
       this.ctx.ensureOpen();
       noteLease(this.ctx, this.getName(), times[0] ?? -1);
-      return this.acquireWith(-1, times[0] ?? -1, options, call).then(() => undefined);
+      return acquire<T>(this.#request(-1, times[0] ?? -1, options, call)).then(toUndefined);
     });
   }
 
@@ -205,7 +228,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       noteLease(this.ctx, this.getName(), leaseTime);
       // No wait time: a single attempt. A wait of -1 in tryLock(wait, lease) is a single attempt too, as
       // Redisson's elapsed-time check makes it.
-      return this.acquireWith(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call).then((r) => r !== null);
+      return acquire<T>(this.#request(waitTime === undefined || waitTime < 0 ? 0 : waitTime, leaseTime, options, call)).then(isAcquired);
     });
   }
 
@@ -376,53 +399,41 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * Acquires with the loop of `wait/acquire`; `null` when the wait ran out. Without a named owner the
    * acquisition gets one of its own (see AutoOwners); `call` lets `unlock()` cancel it.
    */
-  protected async acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
-    const named = options.threadId ?? this.ctx.currentThreadId();
-    const onRefused = options[ON_REFUSED];
-    if (named !== undefined) {
-      const result = await this.#acquireAs(named, waitMs, leaseMs, options.signal, undefined, onRefused);
-      return result === null ? null : { value: result.value, threadId: named };
-    }
-    const threadId = this.#auto.next();
-    // unlock() may cancel this acquisition (a lock() that was not awaited): no AbortController needed.
-    const cancel = new Canceller();
-    const end = this.#auto.started(threadId, (reason) => {
-      call?.markHandled();
-      cancel.cancel(reason);
-    });
-    // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
-    const warn =
-      waitMs !== 0 && this.#auto.exclusive && this.#auto.holding
-        ? setTimeout(() => process.emitWarning(selfWaitWarning(this.getName(), this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref()
-        : undefined;
-    try {
-      const result = await this.#acquireAs(threadId, waitMs, leaseMs, options.signal, cancel, onRefused);
-      end(result !== null);
-      return result === null ? null : { value: result.value, threadId };
-    } catch (error) {
-      end(false);
-      throw error;
-    } finally {
-      clearTimeout(warn);
-    }
+  protected acquireWith(waitMs: number, leaseMs: number, options: WaitOptions, call?: TrackedCall): Promise<Held<T> | null> {
+    const request = this.#request(waitMs, leaseMs, options, call);
+    return acquire<T>(request).then((result) => (result === null ? null : { value: result.value, threadId: request.threadId }));
   }
 
-  #acquireAs(threadId: number, waitMs: number, leaseMs: number, signal: AbortSignal | undefined, cancel?: Canceller, onRefused?: (retryAfterMs: number) => void): Promise<Acquired<T>> {
-    return acquire<T>({
-      ctx: this.ctx,
-      attempt: async () => {
-        const result = await this.#attempt(leaseMs, threadId, waitMs);
-        if (!result.acquired) onRefused?.(result.retryAfter);
-        return result;
-      },
-      undo: () => this.release(threadId),
-      giveUp: () => this.acquireFailed(threadId, waitMs),
-      mode: this.waitMode(threadId),
-      waitMs,
-      signal,
-      cancel,
-      trace: () => this.#trace(threadId, leaseMs),
-    });
+  /**
+   * The acquire loop's parameters for one call. Without a named owner the acquisition gets one of its own (see
+   * AutoOwners) and is pending on this object until the loop settles, which `unlock()` may cancel. Not an async
+   * function: a parked `lock()` then keeps one suspended frame (the loop's), not two (issue 29).
+   */
+  #request(waitMs: number, leaseMs: number, options: WaitOptions, call: TrackedCall | undefined): LockCall<T> {
+    const named = options.threadId ?? this.ctx.currentThreadId();
+    const onRefused = options[ON_REFUSED];
+    if (named !== undefined) return new LockCall<T>(this, named, waitMs, leaseMs, options.signal, onRefused, undefined, null);
+    // unlock() may cancel this acquisition (a lock() that was not awaited): the call is its own Canceller and
+    // the owners' pending entry, so a parked waiter keeps one object here.
+    const request = new LockCall<T>(this, this.#auto.next(), waitMs, leaseMs, options.signal, onRefused, call, this.#auto);
+    this.#auto.add(request);
+    // A wait on a hold of this very object may be a re-lock in the same flow, which waits for itself.
+    if (waitMs !== 0 && this.#auto.exclusive && this.#auto.holding) {
+      request.warn = setTimeout(() => process.emitWarning(selfWaitWarning(this.getName(), this.ctx.options.lockWatchdogTimeout), { code: 'REDISSON_TS_SELF_WAIT' }), this.ctx.options.lockWatchdogTimeout).unref();
+    }
+    return request;
+  }
+
+  static {
+    // The private steps a LockCall runs for its lock (a class of this module, but not of this class).
+    lockSteps = {
+      attempt: (lock, leaseMs, threadId, waitMs) => lock.#attempt(leaseMs, threadId, waitMs),
+      release: (lock, threadId) => lock.release(threadId),
+      acquireFailed: (lock, threadId, waitMs) => lock.acquireFailed(threadId, waitMs),
+      trace: (lock, threadId, leaseMs) => lock.#trace(threadId, leaseMs),
+      ctx: (lock) => lock.ctx,
+      mode: (lock, threadId) => lock.waitMode(threadId),
+    };
   }
 
   /** What the diagnostics channels report about an operation of `owner`. */
@@ -466,15 +477,15 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * `unlock()` cancels it: a forgotten `await` must not crash the process with an unhandled rejection.
    */
   #tracked<R>(run: (call: TrackedCall) => Promise<R>): Promise<R> {
-    const call: TrackedCall & { promise?: Promise<R> } = {
-      markHandled: () => void call.promise?.catch(() => undefined),
-    };
+    const call: TrackedCall = {};
+    let promise: Promise<R>;
     try {
-      call.promise = run(call);
+      promise = run(call);
     } catch (error) {
-      call.promise = Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error), { cause: error }));
+      promise = Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error), { cause: error }));
     }
-    return call.promise;
+    call.promise = promise;
+    return promise;
   }
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
@@ -577,5 +588,79 @@ export abstract class BaseLock<T = void> extends RExpirable {
    */
   async #undoIfLanded(field: string, key: string, threadId: number): Promise<void> {
     if ((await this.holdCountOf(field)) > this.ctx.holds.expected(key)) await this.#unlockOnce(field, threadId);
+  }
+}
+
+
+/**
+ * One acquiring call of a lock: the acquire loop's parameters, its {@link Canceller} (an `unlock()` cancelling a
+ * `lock()` that was not awaited) and the lock object's pending entry, in one object with methods. A parked
+ * waiter keeps it as long as it waits: one object instead of a parameter bag, a canceller, a pending entry
+ * and seven closures with their contexts (issue 29: about 900 B per waiter).
+ */
+class LockCall<T> extends Canceller implements AcquireParams<T>, Pending, TraceSource {
+  readonly ctx: ClientContext;
+  readonly mode: WaitMode;
+  /** The self-wait warning's timer, while the lock object holds (see selfWaitWarning). */
+  warn: NodeJS.Timeout | undefined = undefined;
+
+  constructor(
+    readonly lock: BaseLock<T>,
+    readonly threadId: number,
+    readonly waitMs: number,
+    readonly leaseMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly onRefused: ((retryAfterMs: number) => void) | undefined,
+    readonly call: TrackedCall | undefined,
+    // The lock object's automatic owners, while this call is pending there; null for a named owner.
+    readonly auto: AutoOwners | null,
+  ) {
+    super();
+    this.ctx = lockSteps.ctx(lock);
+    this.mode = lockSteps.mode(lock, threadId);
+  }
+
+  /** As {@link AcquireParams.canceller}: this call (cancelled through the lock object's pending entry). */
+  get canceller(): Canceller {
+    return this;
+  }
+
+  /** As {@link AcquireParams.trace}: what the diagnostics channels report (made only when one listens). */
+  get trace(): TraceSource {
+    return this;
+  }
+
+  traceTarget(): DiagnosticsTarget {
+    return lockSteps.trace(this.lock, this.threadId, this.leaseMs);
+  }
+
+  /** `unlock()` cancels this pending call: its promise is then handled (a forgotten await must not crash). */
+  override cancel(reason: Error): void {
+    markHandled(this.call);
+    super.cancel(reason);
+  }
+
+  attempt(): Promise<Attempt<T>> {
+    const attempted = lockSteps.attempt(this.lock, this.leaseMs, this.threadId, this.waitMs);
+    return this.onRefused ? attempted.then((r) => this.refused(r)) : attempted;
+  }
+
+  private refused(result: Attempt<T>): Attempt<T> {
+    if (!result.acquired) this.onRefused?.(result.retryAfter);
+    return result;
+  }
+
+  /** The loop ended: no longer pending on the lock object, which holds through this owner when `acquired`. */
+  settled(acquired: boolean): void {
+    this.auto?.end(this, acquired);
+    clearTimeout(this.warn);
+  }
+
+  undo(): Promise<unknown> {
+    return lockSteps.release(this.lock, this.threadId);
+  }
+
+  giveUp(): Promise<unknown> | undefined {
+    return lockSteps.acquireFailed(this.lock, this.threadId, this.waitMs);
   }
 }

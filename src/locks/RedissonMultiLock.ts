@@ -27,7 +27,7 @@ export interface MultiLockOptions {
 }
 
 /** What a multilock needs of the client that made it: owner ids, and its shutdown. */
-export type MultiLockHost = Pick<ClientContext, 'id' | 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'ensureOpen' | 'noteLease'>;
+export type MultiLockHost = Pick<ClientContext, 'id' | 'currentThreadId' | 'allocateThreadId' | 'trackWaiter' | 'untrackWaiter' | 'ensureOpen' | 'noteLease'>;
 
 /** Redisson's response timeout default, the per-node timeout when no lease bounds it. */
 const DEFAULT_NODE_TIMEOUT_MS = 3_000;
@@ -272,7 +272,8 @@ export class RedissonMultiLock {
     const scope = new AbortController();
     const forward = (): void => scope.abort(user?.reason);
     user?.addEventListener('abort', forward, { once: true });
-    const untrack = this.#host.trackWaiter((reason) => scope.abort(reason));
+    const waiter = { abortWait: (reason: Error) => scope.abort(reason) };
+    this.#host.trackWaiter(waiter);
     try {
       const nodeTimeoutMs = this.#nodeTimeoutFor(leaseMs);
       const checkedFrom = performance.now();
@@ -295,7 +296,7 @@ export class RedissonMultiLock {
       }
       return outcome;
     } finally {
-      untrack();
+      this.#host.untrackWaiter(waiter);
       user?.removeEventListener('abort', forward);
     }
   }

@@ -22,7 +22,7 @@ import type { ChannelWaiters, WakePolicy } from './wakePolicies.js';
 import { createEmitter } from '../emitter.js';
 import { isServerRefusal } from '../connection/classify.js';
 import type { SubscriberConnection } from '../connection/driver.js';
-import { onAbort, type AbortSource } from '../wait/AbortScope.js';
+import { AbortScope, onAbort, type AbortSource } from '../wait/AbortScope.js';
 
 // setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -39,11 +39,8 @@ const entriesWaiting = new Map<string, Set<ChannelEntry>>();
 // Waiters' order of arrival on a channel, across the process's clients.
 let nextTicket = 0;
 
-interface WaiterState {
-  /** When it joined, in the process-wide order of arrival. */
-  readonly ticket: number;
-  signaled: boolean;
-  wake: (() => void) | null;
+function expire(w: Subscription): void {
+  w.expired();
 }
 
 /** A pattern's listeners (RObject listeners on keyspace notifications), by id. */
@@ -63,9 +60,15 @@ interface PatternMessage {
 /** How a {@link Subscription.wait} ended. */
 export type WaitOutcome = 'woken' | 'timeout';
 
+/** Who a parked wait reports to ({@link Subscription.park}). */
+export interface WaitListener {
+  woke(outcome: WaitOutcome): void;
+  failed(reason: Error): void;
+}
+
 class ChannelEntry implements ChannelWaiters {
   refs = 0;
-  readonly waiters: WaiterState[] = [];
+  readonly waiters: Subscription[] = [];
   /** Settles when the server first confirms the subscription. */
   readonly ready: DeferredPromise<void> = pDefer<void>();
   confirmed = false;
@@ -97,21 +100,31 @@ class ChannelEntry implements ChannelWaiters {
   }
 }
 
-function signal(w: WaiterState): void {
-  w.signaled = true;
-  const wake = w.wake;
-  if (wake) wake();
+function signal(w: Subscription): void {
+  w.wake();
 }
 
-/** One local waiter's hold on a channel. Call {@link release} exactly once, whatever happens. */
+/**
+ * One local waiter's hold on a channel, and its parked wait if any. Call {@link release} exactly once, whatever
+ * happens. A parked waiter is most of what a waiting client keeps (issue 29: 10 000 waiters), so the wait is
+ * this object's own state — whom to report to, a timer that calls back with it, itself as the scope's abort
+ * listener — rather than closures and a deferred per wait.
+ */
 export class Subscription {
-  private released = false;
+  /** A wake-up banked for this waiter (a message came while it was not parked). */
+  signaled = false;
+  #released = false;
+  #listener: WaitListener | null = null;
+  #timer: NodeJS.Timeout | undefined = undefined;
+  #scope: AbortScope | undefined = undefined;
+  #offSignal: (() => void) | undefined = undefined;
 
+  /** @param ticket when it joined, in the process-wide order of arrival. */
   constructor(
+    private readonly pubsub: PublishSubscribe,
     private readonly wire: string,
     private readonly entry: ChannelEntry,
-    private readonly state: WaiterState,
-    private readonly onRelease: (linger: boolean) => void,
+    readonly ticket: number,
   ) {}
 
   /**
@@ -120,36 +133,76 @@ export class Subscription {
    */
   wait(ms: number, abort?: AbortSource): Promise<WaitOutcome> {
     if (abort?.aborted) return Promise.reject(abort.reason as Error);
-    if (this.state.signaled) {
-      this.state.signaled = false;
+    if (this.signaled) {
+      this.signaled = false;
       return Promise.resolve('woken');
     }
-    const d = pDefer<WaitOutcome>();
-    let off: (() => void) | undefined;
-    const done = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      off?.();
-      this.state.wake = null;
-    };
-    const timer =
-      ms >= 0
-        ? setTimeout(() => {
-            done();
-            d.resolve('timeout');
-          }, Math.min(ms, MAX_TIMER_MS))
-        : undefined;
-    this.state.wake = () => {
-      this.state.signaled = false;
-      done();
-      d.resolve('woken');
-    };
-    if (abort) {
-      off = onAbort(abort, (reason) => {
-        done();
-        d.reject(reason);
-      });
+    return new Promise<WaitOutcome>((resolve, reject) => this.#park(ms, abort, { woke: resolve, failed: reject }));
+  }
+
+  /**
+   * As {@link wait}, but reports to `listener` (synchronously, from the message, the timer or the abort; at once
+   * when already aborted or woken) instead of settling a promise: a waiter that parks this way keeps no promise
+   * and no suspended async frame while it waits (the acquire loop, issue 29).
+   */
+  park(ms: number, abort: AbortSource | undefined, listener: WaitListener): void {
+    if (abort?.aborted) {
+      listener.failed(abort.reason as Error);
+      return;
     }
-    return d.promise;
+    if (this.signaled) {
+      this.signaled = false;
+      listener.woke('woken');
+      return;
+    }
+    this.#park(ms, abort, listener);
+  }
+
+  #park(ms: number, abort: AbortSource | undefined, listener: WaitListener): void {
+    this.#listener = listener;
+    if (ms >= 0) this.#timer = setTimeout(expire, Math.min(ms, MAX_TIMER_MS), this);
+    if (abort instanceof AbortScope) {
+      this.#scope = abort;
+      abort.add(this);
+    } else if (abort) {
+      this.#offSignal = onAbort(abort, (reason) => this.aborted(reason));
+    }
+  }
+
+  /** @internal a message (or a passed-on wake-up) for this waiter: ends its parked wait, else it is banked. */
+  wake(): void {
+    this.signaled = true;
+    const listener = this.#listener;
+    if (!listener) return;
+    this.signaled = false;
+    this.#unpark();
+    listener.woke('woken');
+  }
+
+  /** @internal the parked wait's time ran out. */
+  expired(): void {
+    const listener = this.#listener;
+    this.#timer = undefined;
+    this.#unpark();
+    listener?.woke('timeout');
+  }
+
+  /** @internal the parked wait's scope or signal aborted. */
+  aborted(reason: Error): void {
+    const listener = this.#listener;
+    this.#scope = undefined;
+    this.#unpark();
+    listener?.failed(reason);
+  }
+
+  #unpark(): void {
+    this.#listener = null;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#scope?.remove(this);
+    this.#scope = undefined;
+    this.#offSignal?.();
+    this.#offSignal = undefined;
   }
 
   /**
@@ -158,7 +211,7 @@ export class Subscription {
    */
   outranked(): boolean {
     for (const other of entriesWaiting.get(this.wire) ?? []) {
-      if (other !== this.entry && (other.waiters[0]?.ticket ?? Infinity) < this.state.ticket) return true;
+      if (other !== this.entry && (other.waiters[0]?.ticket ?? Infinity) < this.ticket) return true;
     }
     return false;
   }
@@ -169,7 +222,7 @@ export class Subscription {
    * in the queue, so one message's wake-up visits each waiter at most once.
    */
   passOn(): void {
-    const i = this.entry.waiters.indexOf(this.state);
+    const i = this.entry.waiters.indexOf(this);
     if (i < 0) return;
     const next = this.entry.waiters.slice(i + 1).find((w) => !w.signaled);
     if (next) signal(next);
@@ -182,12 +235,12 @@ export class Subscription {
    * subscribed for the client's `subscriptionLinger` in case the next waiter comes soon.
    */
   release(handOn = false, linger = false): void {
-    if (this.released) return;
-    this.released = true;
-    const i = this.entry.waiters.indexOf(this.state);
+    if (this.#released) return;
+    this.#released = true;
+    const i = this.entry.waiters.indexOf(this);
     if (i >= 0) this.entry.waiters.splice(i, 1);
-    if (handOn || this.state.signaled) this.entry.wakeOne();
-    this.onRelease(linger);
+    if (handOn || this.signaled) this.entry.wakeOne();
+    this.pubsub.unref(this.wire, this.entry, linger);
   }
 }
 
@@ -357,9 +410,9 @@ export class PublishSubscribe {
       if (!entries) entriesWaiting.set(wire, (entries = new Set()));
       entries.add(entry);
     }
-    const state: WaiterState = { ticket: nextTicket++, signaled: false, wake: null };
-    entry.waiters.push(state);
-    return new Subscription(wire, entry, state, (linger) => this.unref(wire, entry, linger));
+    const sub = new Subscription(this, wire, entry, nextTicket++);
+    entry.waiters.push(sub);
+    return sub;
   }
 
   /**
@@ -490,7 +543,8 @@ export class PublishSubscribe {
     }
   }
 
-  private unref(wire: string, entry: ChannelEntry, linger: boolean): void {
+  /** @internal a waiter of `entry` left ({@link Subscription.release}). */
+  unref(wire: string, entry: ChannelEntry, linger: boolean): void {
     if (--entry.refs === 0) {
       const entries = entriesWaiting.get(wire);
       entries?.delete(entry);

@@ -7,10 +7,10 @@
  */
 import type { ClientContext } from '../ClientContext.js';
 import { MAX_TIMER_MS } from '../config.js';
-import type { Subscription } from '../pubsub/PublishSubscribe.js';
+import type { Subscription, WaitListener, WaitOutcome } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
-import { traceAcquire, traceWait, type TraceTarget } from '../diagnostics.js';
+import { traceAcquire, traceWait, waitTraced, type TraceTarget } from '../diagnostics.js';
 import { ConnectionLostError, RedisConnectionError, RedisTimeoutError } from '../errors.js';
 import { isRoutingFailure } from '../connection/classify.js';
 
@@ -53,7 +53,12 @@ export interface AcquireParams<T> {
   readonly waitMs: number;
   readonly signal?: AbortSignal | undefined;
   /** Cancels the call from outside, as the signal would (a lock's `unlock()` cancelling a pending `lock()`). */
-  readonly cancel?: Canceller | undefined;
+  readonly canceller?: Canceller | undefined;
+  /**
+   * Called once when the call ends, acquired or not (before its promise settles): a primitive's bookkeeping
+   * of the call, without a second async frame around the loop's.
+   */
+  settled?(acquired: boolean): void;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
   readonly trace?: TraceTarget;
 }
@@ -68,52 +73,131 @@ export type Acquired<T> = { readonly value: T } | null;
  * (and shutdown waits for that). Leaves no subscription, timer or listener.
  */
 export function acquire<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
-  return traceAcquire(p.trace, p.waitMs, () => acquireLoop(p));
+  return traceAcquire(p.trace, p.waitMs, () => start(p));
 }
 
-async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
-  const { ctx } = p;
-  p.signal?.throwIfAborted();
-  const started = performance.now();
-  const unlimited = p.waitMs < 0;
-  const remaining = (): number => (unlimited ? Infinity : p.waitMs - (performance.now() - started));
-  const scope = new AbortScope(ctx, p.signal, p.cancel);
-  let sub: Subscription | null = null;
+function start<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
+  if (p.signal?.aborted) {
+    p.settled?.(false);
+    return Promise.reject(p.signal.reason as Error);
+  }
+  return new Promise<Acquired<T>>((resolve, reject) => new AcquireRun(p, resolve, reject).step(false));
+}
+
+// Resumes a run a microtask later, as an awaited promise would; not queueMicrotask, which makes an
+// AsyncResource per call in Node (several µs on every wake-up).
+const RESOLVED = Promise.resolve();
+
+/**
+ * One call of the loop. Its attempts run in an async method ({@link advance}); when it has to wait for a message it
+ * returns, and the run parks on its subscription as the wait's listener ({@link Subscription.park}), so a parked
+ * waiter keeps this object and no suspended async frame, promise or closure (issue 29: about 600 B per waiter).
+ * A message, the timeout or an abort resumes it a microtask later, as an awaited promise would.
+ */
+class AcquireRun<T> implements WaitListener {
+  readonly #started = performance.now();
+  readonly #scope: AbortScope;
+  #sub: Subscription | null = null;
   // A wake-up this waiter took but did not act on (it gave up or was aborted before its retry returned)
   // is handed to the next local waiter, which would otherwise sleep on a free lock.
-  let woken = false;
-  let outcome: Acquired<T> = null;
-  // A waiting call on a channel this client is already subscribed to joins its waiters before the first
-  // attempt: a release after that attempt then wakes it, so it waits without subscribing and retrying.
-  if ('channel' in p.mode && p.waitMs !== 0) sub = ctx.pubsub.join(p.mode.channel, p.mode.policy);
-  try {
-    // Another client in this process waits on the channel: a release that just freed the lock wakes it, but
-    // its retry is sent only when the message is read. Let the event loop read it first (one turn), or a
-    // client that loops on lock/unlock takes the lock every time before its neighbours' retries are written.
-    if ('channel' in p.mode && ctx.pubsub.othersWaiting(p.mode.channel)) await nextTurn();
-    let result = await guardedAttempt(p, scope, false);
-    if (result.acquired) return (outcome = { value: result.value });
-    if (remaining() <= 0) return null;
-    // Joined before the attempt: wait on its result first.
-    let attempted = sub !== null;
+  #woken = false;
+  #outcome: Acquired<T> = null;
+  // The last refused attempt's retry delay (the holder's TTL; negative: only a message says when).
+  #retryAfter = -1;
+  #backoff: { next(): number } | null = null;
 
-    if ('channel' in p.mode && !sub) {
-      try {
-        const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining());
-        sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope);
-      } catch (error) {
-        // Redisson's tryLock(wait) gives up (false) when it cannot subscribe in time; lock() throws.
-        if (scope.aborted || unlimited) throw error;
+  constructor(
+    private readonly p: AcquireParams<T>,
+    private readonly resolve: (outcome: Acquired<T>) => void,
+    private readonly reject: (reason: Error) => void,
+  ) {
+    this.#scope = new AbortScope(p.ctx, p.signal, p.canceller);
+    // A waiting call on a channel this client is already subscribed to joins its waiters before the first
+    // attempt: a release after that attempt then wakes it, so it waits without subscribing and retrying.
+    if ('channel' in p.mode && p.waitMs !== 0) this.#sub = p.ctx.pubsub.join(p.mode.channel, p.mode.policy);
+  }
+
+  /** Runs attempts (`resumed`: after a wait) until the call is over or waits again. */
+  step(resumed: boolean): void {
+    this.#advance(resumed).then(
+      (ms) => this.#waitOrEnd(ms),
+      (error: unknown) => this.#end(error as Error),
+    );
+  }
+
+  /** The parked wait ended (from the subscription: a message, its timer). */
+  woke(outcome: WaitOutcome): void {
+    this.#woken = outcome === 'woken';
+    void RESOLVED.then(() => this.step(true));
+  }
+
+  /** The parked wait was aborted. */
+  failed(reason: Error): void {
+    void RESOLVED.then(() => this.#end(reason));
+  }
+
+  /** Waits `ms` (`-1`: no limit) for a message, or, `null`, ends the call with its outcome. */
+  #waitOrEnd(ms: number | null): void {
+    const sub = this.#sub;
+    if (ms === null || !sub) {
+      this.#end(null);
+      return;
+    }
+    const { p } = this;
+    if (waitTraced(p.trace)) {
+      traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, sub, this.#scope).then(
+        (outcome) => this.woke(outcome),
+        (error: unknown) => this.failed(error as Error),
+      );
+    } else {
+      sub.park(ms, this.#scope, this);
+    }
+  }
+
+  /**
+   * Attempts until acquired or out of time (`null`: the outcome is set), or until it has to wait for a message
+   * (the ms to wait, `-1`: no limit).
+   */
+  async #advance(resumed: boolean): Promise<number | null> {
+    const { p } = this;
+    const { ctx } = p;
+    const scope = this.#scope;
+    // After a wait: the time may have run out while it waited.
+    if (resumed && remaining(p.waitMs, this.#started) <= 0) return null;
+    // Joined before the attempt: wait on its result first.
+    let attempted = false;
+    if (!resumed) {
+      // Another client in this process waits on the channel: a release that just freed the lock wakes it, but
+      // its retry is sent only when the message is read. Let the event loop read it first (one turn), or a
+      // client that loops on lock/unlock takes the lock every time before its neighbours' retries are written.
+      if ('channel' in p.mode && ctx.pubsub.othersWaiting(p.mode.channel)) await nextTurn();
+      const result = await guardedAttempt(p, scope, false);
+      if (result.acquired) {
+        this.#outcome = { value: result.value };
         return null;
       }
+      this.#retryAfter = result.retryAfter;
+      if (remaining(p.waitMs, this.#started) <= 0) return null;
+      attempted = this.#sub !== null;
+      if ('channel' in p.mode && !this.#sub) {
+        const unlimited = p.waitMs < 0;
+        try {
+          const budget = unlimited ? ctx.options.subscriptionTimeout : Math.ceil(remaining(p.waitMs, this.#started));
+          this.#sub = await ctx.pubsub.subscribe(p.mode.channel, p.mode.policy, budget, scope);
+        } catch (error) {
+          // Redisson's tryLock(wait) gives up (false) when it cannot subscribe in time; lock() throws.
+          if (scope.aborted || unlimited) throw error;
+          return null;
+        }
+      }
+      this.#backoff = 'backoff' in p.mode ? p.mode.backoff() : null;
     }
-    const backoff = 'backoff' in p.mode ? p.mode.backoff() : null;
-
     for (;;) {
       if (!attempted) {
-        if (backoff) await sleep(Math.min(backoff.next(), remaining()), scope);
+        if (this.#backoff) await sleep(Math.min(this.#backoff.next(), remaining(p.waitMs, this.#started)), scope);
         // Woken with another client's longer waiter in this process: its retry goes first (one turn).
-        if (woken && sub?.outranked()) await nextTurn();
+        if (this.#woken && this.#sub?.outranked()) await nextTurn();
+        let result: Attempt<T>;
         try {
           result = await guardedAttempt(p, scope, true);
         } catch (error) {
@@ -121,32 +205,47 @@ async function acquireLoop<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
           // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
           // reply was lost before its next one), rather than failing a wait the failover will end.
           if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
-          result = retryAfter(Math.min(1_000, Math.max(0, remaining())));
+          result = retryAfter(Math.min(1_000, Math.max(0, remaining(p.waitMs, this.#started))));
         }
-        if (woken && !result.acquired && p.passOnRefusedWake) sub?.passOn();
-        woken = false;
-        if (result.acquired) return (outcome = { value: result.value });
+        if (this.#woken && !result.acquired && p.passOnRefusedWake) this.#sub?.passOn();
+        this.#woken = false;
+        if (result.acquired) {
+          this.#outcome = { value: result.value };
+          return null;
+        }
+        this.#retryAfter = result.retryAfter;
       }
       attempted = false;
-      const left = remaining();
+      const left = remaining(p.waitMs, this.#started);
       if (left <= 0) return null;
-      if (!sub) continue;
+      if (!this.#sub) continue;
       // Never wait longer than the retry delay (the holder's TTL): a holder that died without publishing
       // is outwaited.
-      const waitMs = result.retryAfter >= 0 ? Math.min(result.retryAfter, left) : left;
-      const [s, ms] = [sub, Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1];
-      woken = (await traceWait(p.trace, 'channel' in p.mode ? p.mode.channel : '', ms, () => s.wait(ms, scope))) === 'woken';
-      if (remaining() <= 0) return null;
-    }
-  } finally {
-    // Acquired: the channel may linger for the next waiter of this client.
-    sub?.release(woken, outcome !== null);
-    scope.dispose();
-    if (outcome === null && p.waitMs !== 0 && p.giveUp) {
-      const leaving = p.giveUp();
-      if (leaving) ctx.keepUntilClosed(leaving);
+      const waitMs = this.#retryAfter >= 0 ? Math.min(this.#retryAfter, left) : left;
+      return Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1;
     }
   }
+
+  /** Ends the call: resolves with its outcome (`error` null) or rejects; leaves no subscription, timer or listener. */
+  #end(error: Error | null): void {
+    const { p } = this;
+    const acquired = error === null && this.#outcome !== null;
+    // Acquired: the channel may linger for the next waiter of this client.
+    this.#sub?.release(this.#woken, acquired);
+    this.#scope.dispose();
+    if (!acquired && p.waitMs !== 0 && p.giveUp) {
+      const leaving = p.giveUp();
+      if (leaving) p.ctx.keepUntilClosed(leaving);
+    }
+    p.settled?.(acquired);
+    if (error === null) this.resolve(this.#outcome);
+    else this.reject(error);
+  }
+}
+
+/** What is left of a wait of `waitMs` (`< 0`: unlimited) started at `started`. */
+function remaining(waitMs: number, started: number): number {
+  return waitMs < 0 ? Infinity : waitMs - (performance.now() - started);
 }
 
 /** One attempt that rejects as soon as the scope is aborted; a late acquisition is undone. */

@@ -4,18 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ClientContext } from '../../src/ClientContext.js';
-import { AbortScope, Canceller, onAbort } from '../../src/wait/AbortScope.js';
+import { AbortScope, Canceller, onAbort, type TrackedWaiter } from '../../src/wait/AbortScope.js';
 
 /** The one part of a client an AbortScope uses: its registry of waiters, which shutdown aborts. */
 function waiters(): { ctx: ClientContext; shutdown: (reason: Error) => void; size: () => number } {
-  const tracked = new Set<(reason: Error) => void>();
+  const tracked = new Set<TrackedWaiter>();
   const ctx = {
-    trackWaiter(abort: (reason: Error) => void) {
-      tracked.add(abort);
-      return () => void tracked.delete(abort);
-    },
+    trackWaiter: (waiter: TrackedWaiter) => void tracked.add(waiter),
+    untrackWaiter: (waiter: TrackedWaiter) => void tracked.delete(waiter),
   } as unknown as ClientContext;
-  return { ctx, shutdown: (reason) => [...tracked].forEach((abort) => abort(reason)), size: () => tracked.size };
+  return { ctx, shutdown: (reason) => [...tracked].forEach((waiter) => waiter.abortWait(reason)), size: () => tracked.size };
 }
 
 describe('AbortScope', () => {

@@ -40,7 +40,8 @@ function context(): ClientContext {
     options: resolveOptions({ redis: server.url }),
     pubsub,
     clustered: false,
-    trackWaiter: () => () => {},
+    trackWaiter: () => {},
+    untrackWaiter: () => {},
     keepUntilClosed: (work: Promise<unknown>) => void background.push(work),
   } as unknown as ClientContext;
 }
