@@ -12,6 +12,7 @@ import type { CommandGate, MasterSwitch } from '../driver.js';
 import { nodeName, pickMaster, roleOf, type NodeAddress } from '../replicated.js';
 import { loadIoredis } from './ioredisModule.js';
 import { connectedTo } from './sentinel.js';
+import { nextReady, sleep } from './reconnect.js';
 
 interface Socket {
   readonly remotePort?: number;
@@ -183,22 +184,4 @@ export class ReplicatedFollower {
     if (this.#timer !== null) clearTimeout(this.#timer);
     for (const probe of this.#probes) probe.disconnect();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** Resolves on `redis`'s next `ready` or `end`, or after `ms`. */
-function nextReady(redis: Redis, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      redis.off('ready', done).off('end', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    redis.once('ready', done).once('end', done);
-  });
 }

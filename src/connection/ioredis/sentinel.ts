@@ -11,6 +11,7 @@
 import { isIP } from 'node:net';
 import type { Redis, RedisOptions } from 'ioredis';
 import { loadIoredis } from './ioredisModule.js';
+import { nextReady, sleep } from './reconnect.js';
 import type { CommandGate, MasterSwitch } from '../driver.js';
 
 export type { MasterSwitch };
@@ -170,22 +171,4 @@ export class SentinelFollower {
     this.#closed = true;
     for (const watcher of this.#watchers) watcher.disconnect();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** Resolves on `redis`'s next `ready` or `end`, or after `ms`. */
-function nextReady(redis: Redis, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      redis.off('ready', done).off('end', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    redis.once('ready', done).once('end', done);
-  });
 }
