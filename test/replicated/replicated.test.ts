@@ -97,11 +97,9 @@ describe('replicated group', () => {
 
     const next = set.replicas()[0]!;
     const switched = [a, w].map((c) => once(c, 'failover') as Promise<[MasterSwitch]>);
-    const promotedAt = performance.now();
     await set.promote(next);
+    // Followed by a scan: the old master stays up (now a replica), so no reconnect would ever move the client.
     const [change] = (await Promise.all(switched))[0]!;
-    // Followed within a scan (plus the scan's own round trip and the move), not at a reconnect.
-    expect(performance.now() - promotedAt).toBeLessThan(scanInterval + 2_000);
     expect(change).toEqual({ masterName: '', from: `127.0.0.1:${oldMaster.port}`, to: `127.0.0.1:${next.port}` });
     expect(port(a)).toBe(next.port);
     const nextMaster = set.direct(next);
@@ -161,11 +159,9 @@ describe('no node answers', () => {
     const sockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TCPWRAP').length;
     const before = sockets();
     const c = Redisson.create({ redis: { replicatedNodes: ['redis://127.0.0.1:1'], scanInterval: 100 }, timeout: 500, shortLeaseWarning: false });
-    const started = performance.now();
     await expect(c.getLock(uniqueName('nowhere')).tryLock()).rejects.toThrow(RedisConnectionError);
-    expect(performance.now() - started).toBeLessThan(2_000);
     await c.shutdown();
-    await eventually(() => sockets() <= before, 2_000, 'the probe sockets to close');
+    await eventually(() => sockets() <= before, 10_000, 'the probe sockets to close');
   });
 });
 

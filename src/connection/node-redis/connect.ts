@@ -7,6 +7,7 @@
  */
 import type { ResolvedOptions } from '../../config.js';
 import type { Connections } from '../driver.js';
+import { InvalidArgumentError } from '../../errors.js';
 import { closeClient } from './close.js';
 import { NodeRedisConnection } from './NodeRedisConnection.js';
 import { NodeRedisSubscriber } from './NodeRedisSubscriber.js';
@@ -35,7 +36,7 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     client = loadNodeRedis().createClient(redis.url === undefined ? given : { ...given, url: redis.url }) as NodeRedisClient;
     owns = true;
   } else {
-    throw new TypeError('connectNodeRedis: not a node-redis client or options');
+    throw new InvalidArgumentError('connectNodeRedis: not a node-redis client or options');
   }
   const command = new NodeRedisConnection(client);
   // Unlike ioredis, node-redis does not connect by itself; until it is open the executor holds every command.
