@@ -402,12 +402,21 @@ export class CommandExecutor {
 
   async #replicaCount(key: string | undefined): Promise<number> {
     // In a cluster, the master that owns the key's slot; else the one master ('').
-    const master = this.connection.masterOf(key ?? '');
-    if (master === undefined) return 0;
+    let master = this.connection.masterOf(key ?? '');
+    const known = master === undefined ? undefined : this.#replicas.get(master);
+    if (known !== undefined) return known;
+    let ask = master === undefined ? undefined : this.connection.infoOf(master);
+    if (ask === undefined && this.connection.clustered) {
+      // A cluster client that has not loaded its slot map yet (the first command after create()): a write
+      // sent now must still be followed by WAIT, as Redisson's is (it knows the replicas before the first
+      // command). Load the map, then look again.
+      await this.connection.refreshTopology();
+      master = this.connection.masterOf(key ?? '');
+      ask = master === undefined ? undefined : this.connection.infoOf(master);
+    }
+    if (master === undefined || ask === undefined) return 0;
     const cached = this.#replicas.get(master);
     if (cached !== undefined) return cached;
-    const ask = this.connection.infoOf(master);
-    if (ask === undefined) return 0;
     const info = await this.run<string>(() => ask('replication'));
     const count = Number(/^connected_slaves:(\d+)/m.exec(info)?.[1] ?? 0);
     this.#replicas.set(master, count);

@@ -11,7 +11,7 @@ import { keySlot } from '../../src/connection/slots.js';
 import { fairLockQueueName, fairLockTimeoutName, fencedLockTokenName, permitExpirableTimeoutName, Redisson, TimeUnit } from '../../src/index.js';
 import type { RExpirable } from '../../src/RExpirable.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, uniqueName } from '../support/redis.js';
+import { uniqueName } from '../support/redis.js';
 
 let cluster: TestCluster;
 let client: Redisson;
@@ -45,19 +45,14 @@ const CASES: ReadonlyArray<readonly [string, (name: string) => Promise<{ object:
     async (name) => {
       const object = client.getFairLock(name);
       await object.lock(LEASE);
-      const stop = new AbortController();
-      const waiter = client.getFairLock(name).tryLock(LEASE, LEASE, { signal: stop.signal }).catch(() => false);
+      // A queued waiter's entries, written directly on the master: a live waiter of this client would send
+      // its own attempts (each followed by WAIT) at moments of its own, and the WAIT count below must be ours.
       const keys = [name, fairLockQueueName(name), fairLockTimeoutName(name)];
       const master = await masterOf(name);
-      await eventually(async () => (await master.exists(...keys)) === 3, 10_000, 'the waiter queued');
-      return {
-        object,
-        keys,
-        stop: async () => {
-          stop.abort();
-          await waiter;
-        },
-      };
+      const waiterId = 'queued-waiter-uuid:1';
+      await master.rpush(fairLockQueueName(name), waiterId);
+      await master.zadd(fairLockTimeoutName(name), Date.now() + 2 * LEASE, waiterId);
+      return { object, keys };
     },
   ],
   [
