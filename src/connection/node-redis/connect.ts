@@ -1,9 +1,10 @@
 /**
  * A client's connections on node-redis (`redis` 5.x and 6.x): a single server, from a `createClient()` client
  * passed in (connected or not: Redisson connects one that is not open, and leaves it open on `shutdown()`), or
- * from `{ driver: 'node-redis', url, options }` (Redisson makes the client, and closes it). The subscriber is
- * always a client of our own, `duplicate()` of the command client. node-redis' `createCluster()` and
- * `createSentinel()` are refused when the options are validated (config.ts): see COMPATIBILITY.md.
+ * from `{ driver: 'node-redis', url, options }` (Redisson makes the client, and closes it); a Sentinel master,
+ * from a `createSentinel()` client passed in or `{ driver: 'node-redis', sentinel }` (sentinel.ts). The
+ * subscriber is always a client of our own, `duplicate()` of the (master's) command client. node-redis'
+ * `createCluster()` is refused when the options are validated (config.ts): see COMPATIBILITY.md.
  */
 import type { ResolvedOptions } from '../../config.js';
 import type { Connections } from '../driver.js';
@@ -12,12 +13,13 @@ import { closeClient } from './close.js';
 import { NodeRedisConnection } from './NodeRedisConnection.js';
 import { NodeRedisSubscriber } from './NodeRedisSubscriber.js';
 import { loadNodeRedis } from './nodeRedisModule.js';
-import { isNodeRedisClient, isNodeRedisOptions } from './recognize.js';
-import type { NodeRedisClient } from './types.js';
+import { isNodeRedisClient, isNodeRedisOptions, isNodeRedisSentinel } from './recognize.js';
+import { connectNodeRedisSentinel } from './sentinel.js';
+import type { NodeRedisClient, NodeRedisSentinel } from './types.js';
 
-/** Whether the `redis` option is for this driver (a node-redis client, or `{ driver: 'node-redis' }`). */
+/** Whether the `redis` option is for this driver (a node-redis client or Sentinel client, or `{ driver: 'node-redis' }`). */
 export function isNodeRedisTarget(redis: unknown): boolean {
-  return isNodeRedisClient(redis) || isNodeRedisOptions(redis);
+  return isNodeRedisClient(redis) || isNodeRedisSentinel(redis) || isNodeRedisOptions(redis);
 }
 
 export function connectNodeRedis(options: ResolvedOptions): Connections {
@@ -26,6 +28,13 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
   // interval keeps an idle connection alive; node-redis does not drop a socket whose PING goes unanswered (it
   // has no public way to), unlike ioredis' driver (ping.ts). A client passed in keeps its own setting.
   const ping = options.pingConnectionInterval > 0 ? { pingInterval: options.pingConnectionInterval } : {};
+  if (isNodeRedisSentinel(redis)) return connectNodeRedisSentinel({ sentinel: redis as NodeRedisSentinel, owns: false, masterName: '', ping });
+  if (isNodeRedisOptions(redis) && redis.sentinel !== undefined) {
+    const { nodeClientOptions, ...rest } = redis.sentinel as { nodeClientOptions?: object };
+    // pingConnectionInterval as the master clients' own `pingInterval`, unless the options set one.
+    const sentinel = loadNodeRedis().createSentinel({ ...rest, nodeClientOptions: { ...ping, ...nodeClientOptions } }) as NodeRedisSentinel;
+    return connectNodeRedisSentinel({ sentinel, owns: true, masterName: redis.sentinel.name, ping });
+  }
   let client: NodeRedisClient;
   let owns: boolean;
   if (isNodeRedisClient(redis)) {

@@ -68,19 +68,64 @@ export interface NodeRedisClientLike {
   sendCommand(...args: never[]): unknown;
 }
 
+/** A Sentinel's address, as node-redis' `sentinelRootNodes` list them. */
+export interface NodeRedisSentinelNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+/**
+ * node-redis' `createSentinel` options as the `sentinel` connection option takes them: the master `name` the
+ * Sentinels monitor and some of them (`sentinelRootNodes`); the others (`nodeClientOptions` for the master's
+ * credentials or TLS, `sentinelClientOptions`, `nodeAddressMap`, `scanInterval`, `RESP`, …) are passed on as
+ * they are. `keyPrefix` is refused (use `nameMapper`).
+ */
+export interface NodeRedisSentinelOptions {
+  /** The master name the Sentinels monitor (`sentinel monitor <name> …`). */
+  readonly name: string;
+  /** Some of the Sentinels (at least one): node-redis asks them for the master and the other Sentinels. */
+  readonly sentinelRootNodes: readonly NodeRedisSentinelNode[];
+  /** Further `createSentinel` options. */
+  readonly [option: string]: unknown;
+}
+
+/** What the driver uses of a node-redis `createSentinel()` client (`RedisSentinel`, 5.12+ and 6.x). */
+export interface NodeRedisSentinel {
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): unknown;
+  /**
+   * Runs `fn` with the master client of the sentinel's pool (once a reconfiguration in progress is over).
+   * node-redis marks it internal; it is the one way to reach the master's own `createClient()` client, whose
+   * options (credentials, TLS, RESP, `nodeAddressMap` applied) the subscriber duplicates. `fn` only returns the
+   * client, so node-redis' re-discover-and-retry around it never re-sends anything of ours.
+   */
+  _execute(isReadonly: boolean, fn: (client: NodeRedisClient) => unknown): Promise<unknown>;
+  /** The ready master's address (after `nodeAddressMap`), or undefined while there is none. */
+  getMasterNode(): { readonly host: string; readonly port: number } | undefined;
+  on(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+}
+
 /**
  * Connection options with an explicit driver choice: Redisson makes (and owns, and closes on `shutdown()`) a
- * node-redis client, `createClient({ ...options, url })`.
+ * node-redis client, `createClient({ ...options, url })`, or with `sentinel`, a Sentinel client
+ * `createSentinel(sentinel)` whose master it follows across failovers.
  * @example
  * ```ts
  * Redisson.create({ redis: { driver: 'node-redis', url: 'redis://127.0.0.1:6379' } });
+ * Redisson.create({ redis: { driver: 'node-redis', sentinel: { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] } } });
  * ```
  */
 export interface NodeRedisConnectionOptions {
   /** Which client library makes the connections. */
   readonly driver: 'node-redis';
-  /** A `redis://` or `rediss://` URL; node-redis' default (127.0.0.1:6379) when left out. */
+  /** A `redis://` or `rediss://` URL; node-redis' default (127.0.0.1:6379) when left out. Not with `sentinel`. */
   readonly url?: string;
-  /** Further `createClient` options (socket, credentials, RESP, …); `url` wins over `options.url`. */
+  /** Further `createClient` options (socket, credentials, RESP, …); `url` wins over `options.url`. Not with `sentinel`. */
   readonly options?: object;
+  /** `createSentinel` options: a Sentinel-monitored master instead of a single server (`url`, `options`). */
+  readonly sentinel?: NodeRedisSentinelOptions;
 }
