@@ -20,8 +20,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE_REDIS_EXCLUDED = [
   // ioredis' keyPrefix (node-redis 6's applies to typed commands only, and the driver refuses it: use nameMapper)
   'keyPrefix',
-  // the Sentinel and Cluster rows: node-redis' createSentinel/createCluster are refused (single server only)
-  '[Ss]entinel',
+  // the Cluster rows: node-redis' createCluster is refused (single server and Sentinel only)
   '[Cc]luster',
   // they destroy ioredis' socket under a command (`client.redis.stream`); test/drivers/nodeRedis.test.ts kills
   // node-redis' connections with CLIENT KILL instead
@@ -49,9 +48,10 @@ const LEGS = {
     label: 'RESP3 (its default)',
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis' },
-    // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), and the
-    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too)
-    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners'],
+    // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), the
+    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too), and the Sentinel
+    // suites (through `createSentinel`: test/support/driverLeg.ts)
+    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners', 'test/sentinel/'],
     exclude: NODE_REDIS_EXCLUDED,
   },
   // node-redis 5 (`redis-5`, 5.12.4, RESP2 by default): the behaviour part only, in vitest's process (the `redis`

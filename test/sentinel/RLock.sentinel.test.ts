@@ -161,7 +161,7 @@ describe('failover', () => {
     // The waiter's subscription moved to the new master with its connection.
     await eventually(async () => Number(((await promoted.pubsub('NUMSUB', `redisson_lock__channel:{${name}}`)) as [string, number])[1]) === 1, 20_000, 'the waiter to re-subscribe on the new master');
     expect(woken).toBe(false);
-    await eventually(() => holderClient.redis.status === 'ready', 20_000, 'the holder to reconnect');
+    await eventually(() => holderClient.connectionStatus().command === 'ready', 20_000, 'the holder to reconnect');
     await holder.unlock();
     await waiting;
     expect(await promoted.hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');

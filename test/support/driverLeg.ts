@@ -3,8 +3,9 @@
  * REDISSON_TEST_DRIVER=node-redis, every `Redisson.create` of the suites gets a node-redis connection where it
  * would have connected ioredis from a URL or plain options — `{ driver: 'node-redis', url }`, the client making
  * and owning its node-redis 6 client — so the unchanged behaviour, fault and interop suites run on node-redis.
+ * ioredis' Sentinel options (`sentinels`, `name`) become `{ driver: 'node-redis', sentinel: { name, sentinelRootNodes } }`.
  * What node-redis cannot take stays on ioredis and is left out of the leg by name (scripts/driver-leg.mjs):
- * a `keyPrefix`, cluster nodes, Sentinel options, an ioredis instance passed in. ioredis-only options
+ * a `keyPrefix`, cluster nodes, an ioredis instance passed in. ioredis-only options
  * (`maxRetriesPerRequest`, `retryStrategy`, …) are dropped, and the rows that test them are left out too.
  *
  * Loaded by the leg's vitest setup file and by the worker processes the leg's suites fork (historyWorker.ts,
@@ -22,7 +23,12 @@ export function asNodeRedis(redis: RedissonOptions['redis']): NonNullable<Rediss
   if (typeof redis === 'string') return { driver: 'node-redis', url: redis };
   if (typeof redis !== 'object' || redis === null || Object.getPrototypeOf(redis) !== Object.prototype) return redis;
   const o = redis as Record<string, unknown>;
-  if ('driver' in o || 'clusterNodes' in o || 'sentinels' in o || (typeof o['keyPrefix'] === 'string' && o['keyPrefix'] !== '')) return redis;
+  if ('driver' in o || 'clusterNodes' in o || (typeof o['keyPrefix'] === 'string' && o['keyPrefix'] !== '')) return redis;
+  // ioredis' Sentinel options (`sentinels`, `name`; its retry strategies dropped): node-redis' createSentinel form.
+  if (Array.isArray(o['sentinels']) && typeof o['name'] === 'string') {
+    const roots = (o['sentinels'] as { host?: string; port?: number }[]).map((s) => ({ host: s.host ?? '127.0.0.1', port: s.port ?? 26_379 }));
+    return { driver: 'node-redis', sentinel: { name: o['name'], sentinelRootNodes: roots } };
+  }
   const url = new URL(`redis://${typeof o['host'] === 'string' ? o['host'] : '127.0.0.1'}:${typeof o['port'] === 'number' ? o['port'] : 6379}`);
   if (typeof o['db'] === 'number') url.pathname = `/${o['db']}`;
   if (typeof o['username'] === 'string') url.username = o['username'];

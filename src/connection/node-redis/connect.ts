@@ -33,7 +33,8 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     const { nodeClientOptions, ...rest } = redis.sentinel as { nodeClientOptions?: object };
     // pingConnectionInterval as the master clients' own `pingInterval`, unless the options set one.
     const sentinel = loadNodeRedis().createSentinel({ ...rest, nodeClientOptions: { ...ping, ...nodeClientOptions } }) as NodeRedisSentinel;
-    return connectNodeRedisSentinel({ sentinel, owns: true, masterName: redis.sentinel.name, ping });
+    const watch = { sentinels: redis.sentinel.sentinelRootNodes, clientOptions: (redis.sentinel['sentinelClientOptions'] as object | undefined) ?? {} };
+    return connectNodeRedisSentinel({ sentinel, owns: true, masterName: redis.sentinel.name, ping, watch });
   }
   let client: NodeRedisClient;
   let owns: boolean;

@@ -10,6 +10,8 @@
  * once and wakes its waiters), and the held commands go. Writes are followed by `WAIT` (`replicated`).
  */
 import type { CommandGate, Connections, MasterSwitch, WaiterWaker } from '../driver.js';
+import { closeClient } from './close.js';
+import { loadNodeRedis } from './nodeRedisModule.js';
 import { SentinelCommandConnection } from './SentinelCommand.js';
 import { SentinelSubscriber } from './SentinelSubscriber.js';
 import { isNodeRedisClient } from './recognize.js';
@@ -35,9 +37,20 @@ export interface SentinelSetup {
   readonly masterName: string;
   /** Overrides of the subscriber's duplicate (`pingInterval`). */
   readonly ping: { readonly pingInterval?: number };
+  /**
+   * Sentinels to hear `+switch-master` from at once, and the client options to connect to them with (known for
+   * the options form only: a client passed in does not expose its Sentinels).
+   */
+  readonly watch?: { readonly sentinels: readonly { readonly host: string; readonly port: number }[]; readonly clientOptions: object };
 }
 
-export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping }: SentinelSetup): Connections {
+/** The `+switch-master` channel Sentinel publishes a completed failover on. */
+const SWITCH_MASTER = '+switch-master';
+// How long a switch heard from a Sentinel holds commands while node-redis has not reconfigured (then they go to
+// whichever master node-redis has).
+const SWITCH_HOLD_MS = 10_000;
+
+export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping, watch }: SentinelSetup): Connections {
   const command = new SentinelCommandConnection(sentinel);
   // Its own socket, only for (UN)SUBSCRIBE: no offline queue (PublishSubscribe subscribes once it is ready).
   const subscriber = new SentinelSubscriber({ disableOfflineQueue: true, ...ping });
@@ -83,6 +96,8 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping }: S
     if (type !== 'MASTER_CHANGE' || to === null || stopped) return;
     const from = master;
     master = to;
+    heard = null;
+    if (holdTimer !== null) clearTimeout(holdTimer);
     // node-redis' first master (its initial connect): the first attachment takes it.
     if (!attached || from === null) return;
     command.beginMove();
@@ -94,6 +109,53 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping }: S
       onFailover({ masterName, from, to });
     });
   };
+  // node-redis hears of a failover from the one Sentinel it is connected to, on events that come after the
+  // switch (its own reconfiguration then takes a round trip): meanwhile commands would still go to the old
+  // master, which stays a master until Sentinel demotes it. So, as the ioredis driver, we listen to
+  // `+switch-master` on every Sentinel we know and hold commands from that moment until node-redis' MASTER_CHANGE.
+  let heard: string | null = null;
+  let holdTimer: NodeJS.Timeout | null = null;
+  const onSwitch = (message: string): void => {
+    const [name, , , host, port] = message.split(' ');
+    const to = host !== undefined && port !== undefined ? `${host}:${port}` : null;
+    if (stopped || !attached || name !== masterName || to === null || to === master || to === heard) return;
+    heard = to;
+    command.beginMove();
+    gate?.forgetReplicas();
+    // node-redis re-asks the Sentinels when its master client is not ready: drop the old master's client (ours
+    // to drop: only the options form, where Redisson made the Sentinel client, has watchers), so the attachment
+    // below makes it reconfigure now instead of at some later Sentinel event.
+    command.client?.destroy();
+    void attach().then((moved) => {
+      if (moved && heard === to && nodeName(sentinel.getMasterNode()) !== null) {
+        command.endMove();
+        gate?.admit();
+      }
+    });
+    if (holdTimer !== null) clearTimeout(holdTimer);
+    holdTimer = setTimeout(() => {
+      // node-redis did not reconfigure in time: let the commands go to the master it has.
+      if (heard !== to || stopped) return;
+      void attach().then((moved) => {
+        if (moved && heard === to) {
+          command.endMove();
+          gate?.admit();
+        }
+      });
+    }, SWITCH_HOLD_MS);
+    holdTimer.unref();
+  };
+  const watchers = (watch?.sentinels ?? []).map((node) => {
+    const client = loadNodeRedis().createClient({ ...watch?.clientOptions, socket: { ...(watch?.clientOptions as { socket?: object } | undefined)?.socket, host: node.host, port: node.port } }) as NodeRedisClient;
+    client.on('error', () => undefined);
+    // node-redis re-subscribes after a reconnect by itself: a Sentinel that was down reports the next switch.
+    client
+      .connect()
+      .then(() => client.subscribe(SWITCH_MASTER, (message) => onSwitch(message)))
+      .catch(() => undefined);
+    return client;
+  });
+
   const onEnd = (): void => {
     if (attached) command.sentinelEnded();
   };
@@ -121,11 +183,14 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping }: S
     },
     unfollow(): void {
       stopped = true;
+      if (holdTimer !== null) clearTimeout(holdTimer);
+      for (const watcher of watchers.splice(0)) closeClient(watcher, 0).catch(() => undefined);
       sentinel.off('topology-change', onTopology);
       sentinel.off('end', onEnd);
     },
     async close(timeoutMs: number): Promise<void> {
       stopped = true;
+      for (const watcher of watchers.splice(0)) closeClient(watcher, 0).catch(() => undefined);
       command.detach();
       if (owns) await closeSentinel(sentinel, timeoutMs);
       // A client passed in stays open, without our listeners.
