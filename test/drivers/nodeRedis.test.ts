@@ -3,7 +3,8 @@
  * 6 (RESP3 by default) and 5 (RESP2), and `{ driver: 'node-redis', url }`. Locks, a waiter woken across clients,
  * a semaphore, a fair lock; reconnects after CLIENT KILL of the subscriber (node-redis re-subscribes by itself:
  * no second subscription, no message twice) and of the command connection; EVALSHA falling back to EVAL after
- * SCRIPT FLUSH; the forms the driver refuses (createCluster, createSentinel, keyPrefix, unknown drivers).
+ * SCRIPT FLUSH; the forms the driver refuses (createCluster, keyPrefix, bad Sentinel options, unknown drivers).
+ * The `createSentinel()` client passed in is in nodeRedisSentinel.test.ts (it spawns its own Sentinels).
  */
 import { Redis } from 'ioredis';
 import { createClient as createClient6, createCluster, createSentinel } from 'redis';
@@ -193,21 +194,34 @@ describe.each(VERSIONS)('$label', ({ make, resp }) => {
 });
 
 describe('node-redis forms the driver refuses', () => {
-  it('createCluster() and createSentinel() clients: RedissonConfigError naming what is supported', () => {
+  it('a createCluster() client: RedissonConfigError naming what is supported', () => {
     const cluster = createCluster({ rootNodes: [{ url: suite.redis.url }] });
-    const sentinel = createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] });
-    for (const redis of [cluster, sentinel]) {
-      const error = (() => {
-        try {
-          Redisson.create({ redis: redis as never });
-          return null;
-        } catch (e) {
-          return e;
-        }
-      })();
-      expect(error).toBeInstanceOf(RedissonConfigError);
-      expect((error as Error).message).toMatch(/does not support yet.*createClient\(\)/);
-    }
+    const error = (() => {
+      try {
+        Redisson.create({ redis: cluster as never });
+        return null;
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(RedissonConfigError);
+    expect((error as Error).message).toMatch(/does not support yet.*createSentinel\(\)/);
+  });
+
+  it('Sentinel forms: a createSentinel() client with a keyPrefix, and bad `sentinel` options, refused before connecting', () => {
+    const prefixed = createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }], keyPrefix: 'app:' });
+    expect(() => Redisson.create({ redis: prefixed as never })).toThrow(RedissonConfigError);
+    const bad: unknown[] = [
+      { name: '', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] },
+      { name: 'mymaster', sentinelRootNodes: [] },
+      { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 0 }] },
+      { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }], nodeClientOptions: { url: 'redis://x' } },
+      { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }], keyPrefix: 'a:' },
+      'mymaster',
+    ];
+    for (const sentinel of bad) expect(() => Redisson.create({ redis: { driver: 'node-redis', sentinel } as never })).toThrow(InvalidArgumentError);
+    const sentinel = { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] };
+    expect(() => Redisson.create({ redis: { driver: 'node-redis', url: suite.redis.url, sentinel } })).toThrow(/cannot be combined/);
   });
 
   it('a client with a keyPrefix, an unknown driver, a bad URL: refused before connecting', () => {

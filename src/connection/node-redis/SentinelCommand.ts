@@ -8,6 +8,7 @@
  */
 import type { LuaScriptId } from '../../generated/lua.js';
 import type { CommandArg, CommandConnection, ConnectionEvents, ConnectionStatus, WireArg } from '../driver.js';
+import { closeClient } from './close.js';
 import { NodeRedisNotReadyError } from './errors.js';
 import { addressOf, databaseOf, NodeRedisConnection } from './NodeRedisConnection.js';
 import { EventRelay } from './relay.js';
@@ -19,6 +20,8 @@ export class SentinelCommandConnection implements CommandConnection {
   readonly maxRetriesPerRequest = null;
   readonly #relay = new EventRelay();
   #inner: NodeRedisConnection | null = null;
+  // The current client when it is ours (made on `+switch-master`): closed when replaced, and on shutdown.
+  #owned: NodeRedisClient | null = null;
   #moving = false;
 
   constructor(private readonly sentinel: NodeRedisSentinel) {}
@@ -38,10 +41,12 @@ export class SentinelCommandConnection implements CommandConnection {
     return this.#inner?.client ?? null;
   }
 
-  /** Sends commands to `client` (the current master's) from now on. */
-  use(client: NodeRedisClient): void {
+  /** Sends commands to `client` (the current master's; `owned` when we made it) from now on. */
+  use(client: NodeRedisClient, owned = false): void {
     if (this.#inner?.client === client) return;
     this.#inner?.detach();
+    if (this.#owned !== null) closeClient(this.#owned, 1_000).catch(() => undefined);
+    this.#owned = owned ? client : null;
     const inner = new NodeRedisConnection(client);
     this.#inner = inner;
     this.#relay.follow(inner, {
@@ -79,10 +84,13 @@ export class SentinelCommandConnection implements CommandConnection {
     if (!this.sentinel.isOpen) this.#relay.emit('end');
   }
 
-  /** Stops listening to the master client (on shutdown). */
-  detach(): void {
+  /** On shutdown: stops listening to the master client, and closes it if it is ours. */
+  async close(timeoutMs: number): Promise<void> {
     this.#inner?.detach();
     this.#relay.unfollow();
+    const owned = this.#owned;
+    this.#owned = null;
+    if (owned !== null) await closeClient(owned, timeoutMs);
   }
 
   get address(): string {

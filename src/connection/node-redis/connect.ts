@@ -33,7 +33,7 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     const { nodeClientOptions, ...rest } = redis.sentinel as { nodeClientOptions?: object };
     // pingConnectionInterval as the master clients' own `pingInterval`, unless the options set one.
     const sentinel = loadNodeRedis().createSentinel({ ...rest, nodeClientOptions: { ...ping, ...nodeClientOptions } }) as NodeRedisSentinel;
-    const watch = { sentinels: redis.sentinel.sentinelRootNodes, clientOptions: (redis.sentinel['sentinelClientOptions'] as object | undefined) ?? {} };
+    const watch = { sentinels: redis.sentinel.sentinelRootNodes, clientOptions: (redis.sentinel['sentinelClientOptions'] as object | undefined) ?? {}, addressMap: redis.sentinel['nodeAddressMap'] };
     return connectNodeRedisSentinel({ sentinel, owns: true, masterName: redis.sentinel.name, ping, watch });
   }
   let client: NodeRedisClient;

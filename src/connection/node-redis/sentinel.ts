@@ -29,6 +29,14 @@ function nodeName(node: unknown): string | null {
   return typeof host === 'string' && typeof port === 'number' ? `${host}:${port}` : null;
 }
 
+/** node-redis' `nodeAddressMap` (an object by `host:port`, or a function) applied to an announced address. */
+function mapNode(map: unknown, host: string, port: number): { host: string; port: number } {
+  const key = `${host}:${port}`;
+  const mapped: unknown = typeof map === 'function' ? (map as (address: string) => unknown)(key) : typeof map === 'object' && map !== null ? (map as Record<string, unknown>)[key] : undefined;
+  const m = (mapped ?? {}) as { host?: unknown; port?: unknown };
+  return typeof m.host === 'string' && typeof m.port === 'number' ? { host: m.host, port: m.port } : { host, port };
+}
+
 export interface SentinelSetup {
   readonly sentinel: NodeRedisSentinel;
   /** Whether Redisson made the Sentinel client (and closes it on shutdown). */
@@ -41,13 +49,17 @@ export interface SentinelSetup {
    * Sentinels to hear `+switch-master` from at once, and the client options to connect to them with (known for
    * the options form only: a client passed in does not expose its Sentinels).
    */
-  readonly watch?: { readonly sentinels: readonly { readonly host: string; readonly port: number }[]; readonly clientOptions: object };
+  readonly watch?: {
+    readonly sentinels: readonly { readonly host: string; readonly port: number }[];
+    readonly clientOptions: object;
+    /** node-redis' `nodeAddressMap` option, applied to the address a Sentinel announces. */
+    readonly addressMap?: unknown;
+  };
 }
 
 /** The `+switch-master` channel Sentinel publishes a completed failover on. */
 const SWITCH_MASTER = '+switch-master';
-// How long a switch heard from a Sentinel holds commands while node-redis has not reconfigured (then they go to
-// whichever master node-redis has).
+// How long a switch heard from a Sentinel waits for our client on the new master (then node-redis' is taken).
 const SWITCH_HOLD_MS = 10_000;
 
 export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping, watch }: SentinelSetup): Connections {
@@ -94,56 +106,64 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping, wat
     const { type, node } = (event ?? {}) as { type?: unknown; node?: unknown };
     const to = nodeName(node);
     if (type !== 'MASTER_CHANGE' || to === null || stopped) return;
+    // Already there (moved on `+switch-master`, to a client of our own): nothing to do.
+    if (attached && to === master) return;
     const from = master;
     master = to;
-    heard = null;
-    if (holdTimer !== null) clearTimeout(holdTimer);
     // node-redis' first master (its initial connect): the first attachment takes it.
     if (!attached || from === null) return;
     command.beginMove();
     gate?.forgetReplicas();
     void attach().then((moved) => {
-      if (!moved) return;
-      command.endMove();
-      gate?.admit();
-      onFailover({ masterName, from, to });
+      if (moved) moved_(from, to);
     });
   };
   // node-redis hears of a failover from the one Sentinel it is connected to, on events that come after the
-  // switch (its own reconfiguration then takes a round trip): meanwhile commands would still go to the old
-  // master, which stays a master until Sentinel demotes it. So, as the ioredis driver, we listen to
-  // `+switch-master` on every Sentinel we know and hold commands from that moment until node-redis' MASTER_CHANGE.
-  let heard: string | null = null;
-  let holdTimer: NodeJS.Timeout | null = null;
+  // switch, and reconfigures after a round trip (seconds after a manual failover): meanwhile commands would
+  // still go to the old master, which stays a master until Sentinel demotes it. So, as the ioredis driver, we
+  // listen to `+switch-master` on every Sentinel we know: on it commands are held, and both connections move to
+  // a client of our own on the announced master (a `duplicate()` of the master client in use, with the new
+  // address); node-redis' MASTER_CHANGE to that address then changes nothing.
   const onSwitch = (message: string): void => {
-    const [name, , , host, port] = message.split(' ');
-    const to = host !== undefined && port !== undefined ? `${host}:${port}` : null;
-    if (stopped || !attached || name !== masterName || to === null || to === master || to === heard) return;
-    heard = to;
+    const [name, , , host, portText] = message.split(' ');
+    const port = Number(portText);
+    const template = command.client;
+    if (stopped || !attached || name !== masterName || host === undefined || !Number.isInteger(port) || port <= 0 || template === null) return;
+    const to = `${host}:${port}`;
+    if (to === master) return;
+    const from = master;
+    master = to;
+    const mine = ++generation;
     command.beginMove();
     gate?.forgetReplicas();
-    // node-redis re-asks the Sentinels when its master client is not ready: drop the old master's client (ours
-    // to drop: only the options form, where Redisson made the Sentinel client, has watchers), so the attachment
-    // below makes it reconfigure now instead of at some later Sentinel event.
-    command.client?.destroy();
-    void attach().then((moved) => {
-      if (moved && heard === to && nodeName(sentinel.getMasterNode()) !== null) {
-        command.endMove();
-        gate?.admit();
-      }
-    });
-    if (holdTimer !== null) clearTimeout(holdTimer);
-    holdTimer = setTimeout(() => {
-      // node-redis did not reconfigure in time: let the commands go to the master it has.
-      if (heard !== to || stopped) return;
-      void attach().then((moved) => {
-        if (moved && heard === to) {
-          command.endMove();
-          gate?.admit();
+    const target = mapNode(watch?.addressMap, host, port);
+    const own = template.duplicate({ socket: { ...template.options?.socket, host: target.host, port: target.port } });
+    own.on('error', () => undefined);
+    void (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, SWITCH_HOLD_MS)));
+      await Promise.race([own.connect().catch(() => undefined), gaveUp]);
+      clearTimeout(timer);
+      if (stopped || mine !== generation || !own.isReady) {
+        closeClient(own, 0).catch(() => undefined);
+        // Not reachable in time: node-redis' own master client, once it reconfigured.
+        if (!stopped && mine === generation) {
+          void attach().then((moved) => {
+            if (moved) moved_(from, to);
+          });
         }
-      });
-    }, SWITCH_HOLD_MS);
-    holdTimer.unref();
+        return;
+      }
+      command.use(own, true);
+      subscriber.moveTo(own, 1_000);
+      moved_(from, to);
+    })();
+  };
+  /** The move to `to` is done: the held commands go, and the client reports the failover. */
+  const moved_ = (from: string | null, to: string): void => {
+    command.endMove();
+    gate?.admit();
+    onFailover({ masterName, from: from ?? '', to });
   };
   const watchers = (watch?.sentinels ?? []).map((node) => {
     const client = loadNodeRedis().createClient({ ...watch?.clientOptions, socket: { ...(watch?.clientOptions as { socket?: object } | undefined)?.socket, host: node.host, port: node.port } }) as NodeRedisClient;
@@ -183,7 +203,6 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping, wat
     },
     unfollow(): void {
       stopped = true;
-      if (holdTimer !== null) clearTimeout(holdTimer);
       for (const watcher of watchers.splice(0)) closeClient(watcher, 0).catch(() => undefined);
       sentinel.off('topology-change', onTopology);
       sentinel.off('end', onEnd);
@@ -191,7 +210,7 @@ export function connectNodeRedisSentinel({ sentinel, owns, masterName, ping, wat
     async close(timeoutMs: number): Promise<void> {
       stopped = true;
       for (const watcher of watchers.splice(0)) closeClient(watcher, 0).catch(() => undefined);
-      command.detach();
+      await command.close(timeoutMs);
       if (owns) await closeSentinel(sentinel, timeoutMs);
       // A client passed in stays open, without our listeners.
       sentinel.off('error', onError);
