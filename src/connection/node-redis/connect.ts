@@ -2,8 +2,9 @@
  * A client's connections on node-redis (`redis` 5.x and 6.x): a single server, from a `createClient()` client
  * passed in (connected or not: Redisson connects one that is not open, and leaves it open on `shutdown()`), or
  * from `{ driver: 'node-redis', url, options }` (Redisson makes the client, and closes it). The subscriber is
- * always a client of our own, `duplicate()` of the command client. node-redis' `createCluster()` and
- * `createSentinel()` are refused when the options are validated (config.ts): see COMPATIBILITY.md.
+ * always a client of our own, `duplicate()` of the command client. A Redis Cluster, from a `createCluster()` client
+ * passed in or `{ driver: 'node-redis', cluster }`: see `connectNodeRedisCluster`. node-redis' `createSentinel()` is
+ * refused when the options are validated (config.ts): see COMPATIBILITY.md.
  */
 import type { ResolvedOptions } from '../../config.js';
 import type { Connections } from '../driver.js';
@@ -12,16 +13,18 @@ import { closeClient } from './close.js';
 import { NodeRedisConnection } from './NodeRedisConnection.js';
 import { NodeRedisSubscriber } from './NodeRedisSubscriber.js';
 import { loadNodeRedis } from './nodeRedisModule.js';
-import { isNodeRedisClient, isNodeRedisOptions } from './recognize.js';
-import type { NodeRedisClient } from './types.js';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisClusterOptions, isNodeRedisOptions } from './recognize.js';
+import { connectNodeRedisCluster } from './connectCluster.js';
+import type { NodeRedisClient, NodeRedisServerOptions } from './types.js';
 
 /** Whether the `redis` option is for this driver (a node-redis client, or `{ driver: 'node-redis' }`). */
 export function isNodeRedisTarget(redis: unknown): boolean {
-  return isNodeRedisClient(redis) || isNodeRedisOptions(redis);
+  return isNodeRedisClient(redis) || isNodeRedisCluster(redis) || isNodeRedisOptions(redis);
 }
 
 export function connectNodeRedis(options: ResolvedOptions): Connections {
   const redis: unknown = options.redis;
+  if (isNodeRedisCluster(redis) || isNodeRedisClusterOptions(redis)) return connectNodeRedisCluster(options);
   // Redisson's pingConnectionInterval as node-redis' own `pingInterval`, on the clients we make: a PING every
   // interval keeps an idle connection alive; node-redis does not drop a socket whose PING goes unanswered (it
   // has no public way to), unlike ioredis' driver (ping.ts). A client passed in keeps its own setting.
@@ -32,8 +35,9 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     client = redis;
     owns = false;
   } else if (isNodeRedisOptions(redis)) {
-    const given = { ...(redis.options ?? {}), ...ping };
-    client = loadNodeRedis().createClient(redis.url === undefined ? given : { ...given, url: redis.url }) as NodeRedisClient;
+    const single = redis as NodeRedisServerOptions;
+    const given = { ...(single.options ?? {}), ...ping };
+    client = loadNodeRedis().createClient(single.url === undefined ? given : { ...given, url: single.url }) as NodeRedisClient;
     owns = true;
   } else {
     throw new InvalidArgumentError('connectNodeRedis: not a node-redis client or options');
