@@ -17,8 +17,9 @@ export default defineConfig({
   resolve: { alias: [...aliases, ...(nodeRedisDir ? [{ find: /^redis$/, replacement: nodeRedisDir }] : [])] },
   test: {
     ...legs.test,
-    // Its own driver file, and the keyspace-notification listeners (pattern subscriptions on node-redis).
-    include: [...Object.values(DRIVER_LEG_FILES).flat(), 'test/drivers/nodeRedis.test.ts', 'test/objects/RObject.listeners.test.ts'],
+    // Its own driver file, the keyspace-notification listeners (pattern subscriptions on node-redis), and the
+    // Cluster files (`{ clusterNodes }` as `{ driver: 'node-redis', cluster }`, test/support/driverLeg.ts).
+    include: [...Object.values(DRIVER_LEG_FILES).flat(), 'test/drivers/nodeRedis.test.ts', 'test/objects/RObject.listeners.test.ts', 'test/cluster/*.test.ts', 'test/objects/RObject.cluster.test.ts'],
     setupFiles: [...(legs.test?.setupFiles as string[]), fileURLToPath(new URL('./nodeRedisLeg.ts', import.meta.url))],
   },
 });
