@@ -52,9 +52,10 @@ const LEGS = {
     label: 'RESP3 (its default)',
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis' },
-    // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), and the
-    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too)
-    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners'],
+    // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), the
+    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too), and the Cluster
+    // files (`{ clusterNodes }` as `{ driver: 'node-redis', cluster }`)
+    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners', 'test/cluster/', 'test/objects/RObject.cluster'],
     exclude: NODE_REDIS_EXCLUDED,
   },
   // node-redis 5 (`redis-5`, 5.12.4, RESP2 by default): the behaviour part only, in vitest's process (the `redis`
@@ -67,7 +68,7 @@ const LEGS = {
     label: 'RESP2 (its default)',
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis', NODE_REDIS_DIR: fileURLToPath(new URL('../node_modules/redis-5', import.meta.url)) },
-    driverFiles: ['test/objects/RObject.listeners'],
+    driverFiles: ['test/objects/RObject.listeners', 'test/cluster/', 'test/objects/RObject.cluster'],
     exclude: NODE_REDIS_EXCLUDED,
     parts: ['behaviour'],
   },

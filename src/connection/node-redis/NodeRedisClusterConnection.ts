@@ -29,16 +29,15 @@ const MAX_REDIRECTS = 5;
 /** What `rediscover` needs of a node-redis cluster (an internal of 5.12 and 6.x: `_slots.rediscover(startWith)`). */
 interface Rediscoverable {
   readonly _slots?: { rediscover?: (startWith: { readonly options?: object | undefined }) => Promise<void> };
-  readonly _options?: { readonly rootNodes?: readonly object[] };
 }
 
 /** Asks `cluster` for its slot map again, starting with a ready master (else a root node). */
 export async function rediscover(cluster: NodeRedisCluster): Promise<void> {
   const inner = cluster as unknown as Rediscoverable;
+  const roots = cluster._options?.rootNodes ?? [];
   const rediscoverOn = inner._slots?.rediscover;
   if (typeof rediscoverOn !== 'function' || !cluster.isOpen) return;
   const ready = cluster.masters.map((m) => m.client).find((c) => c?.isReady === true);
-  const roots = inner._options?.rootNodes ?? [];
   const root = roots[Math.floor(Math.random() * roots.length)];
   const startWith = ready ?? (root === undefined ? undefined : { options: root });
   if (startWith === undefined) return;
@@ -132,7 +131,7 @@ export class NodeRedisClusterConnection implements CommandConnection {
   }
 
   get address(): string {
-    const roots = (this.cluster as unknown as Rediscoverable)._options?.rootNodes ?? [];
+    const roots = this.cluster._options?.rootNodes ?? [];
     const named = roots.map((r) => {
       const o = r as { url?: string; socket?: { host?: string; port?: number } };
       if (o.url !== undefined) return o.url.replace(/^rediss?:\/\/(?:[^@/]*@)?/, '').replace(/\/.*$/, '');

@@ -62,7 +62,7 @@ export function connectNodeRedisCluster(options: ResolvedOptions): Connections {
   // node-redis does not connect by itself; until the slot map is loaded the executor holds every command.
   if (!cluster.isOpen) cluster.connect().catch(() => undefined);
   // Its own cluster client, only for (UN)SUBSCRIBE: no offline queue on its node clients.
-  const subscriberCluster = cluster.duplicate(withDefaults(cluster.options, { disableOfflineQueue: true, ...ping }));
+  const subscriberCluster = cluster.duplicate(withDefaults(cluster._options, { disableOfflineQueue: true, ...ping }));
   const patterns = new NodeRedisClusterPatterns(cluster);
   const transport = new TransportChoice(transportOf(command, options));
   const subscriber = new NodeRedisClusterSubscriber(subscriberCluster, transport, patterns);

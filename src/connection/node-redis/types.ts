@@ -95,7 +95,8 @@ export interface NodeRedisClusterNode {
 
 /** A node-redis `createCluster()` client (5.12+ or 6.x), as the driver uses it. */
 export interface NodeRedisCluster {
-  readonly options?: NodeRedisClusterOptions | undefined;
+  /** The options it was made with: an internal field that 5.12 and 6.x share (neither has a public getter). */
+  readonly _options?: NodeRedisClusterOptions | undefined;
   readonly isOpen: boolean;
   /** 6.x only: whether the first slot map was loaded and the cluster was not closed since. */
   readonly isReady?: boolean;

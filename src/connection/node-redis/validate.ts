@@ -54,7 +54,8 @@ function checkClusterOptions(redis: object): void {
  */
 export function checkNodeRedisOption(redis: object): boolean {
   if (isNodeRedisCluster(redis)) {
-    const options = (redis as { options?: { keyPrefix?: unknown } }).options;
+    // (`_options`: the options it was made with, a field 5.12 and 6.x share; neither has a public getter.)
+    const options = (redis as { _options?: { keyPrefix?: unknown } })._options;
     if (hasPrefix(options?.keyPrefix)) throw new RedissonConfigError('(Redisson.create options)', [{ path: 'redis', problem: `is a node-redis createCluster() client with a \`keyPrefix\`, ${KEY_PREFIX}` }]);
     return true;
   }
