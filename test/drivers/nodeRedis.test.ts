@@ -211,7 +211,7 @@ describe('node-redis forms the driver refuses', () => {
   });
 
   it('cluster forms: a createCluster() client with a keyPrefix, bad rootNodes, unknown keys, a bad scanInterval: refused before connecting', () => {
-    const prefixed = createCluster({ rootNodes: [{ url: suite.redis.url }], keyPrefix: 'app:' } as never);
+    const prefixed = createCluster({ rootNodes: [{ url: suite.redis.url }], keyPrefix: 'app:' });
     expect(() => Redisson.create({ redis: prefixed as never })).toThrow(RedissonConfigError);
     const bad: [unknown, RegExp][] = [
       [{ driver: 'node-redis', cluster: {} }, /redis\.cluster\.rootNodes. to be a non-empty array/],
