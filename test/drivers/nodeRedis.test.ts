@@ -349,12 +349,15 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
   }
 
   describe.each(CLUSTER_VERSIONS)('$label', ({ make }) => {
-    it('locks on keys of every master through a createCluster() client passed in, each write followed by WAIT on its slot master; a waiter on { driver, cluster } is woken; the client stays open', async () => {
+    it('locks on keys of every master through a createCluster() client passed in, each write followed by WAIT on its slot master; a waiter on { driver, cluster } is woken; the client stays open, without our listeners', async () => {
       const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
       const mine = make(rootNodes);
       mine.on('error', () => undefined);
       made.push(mine);
       await mine.connect();
+      const EVENTS = ['connect', 'disconnect', 'error', 'node-error', 'node-reconnecting'];
+      const listeners = (): number[] => EVENTS.map((e) => (mine as unknown as { listenerCount(e: string): number }).listenerCount(e));
+      const before = listeners();
       const a = Redisson.create({ redis: mine as never, shortLeaseWarning: false });
       const b = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes } }, shortLeaseWarning: false });
       redissons.push(a, b);
@@ -383,6 +386,8 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
       }
       await a.shutdown();
       expect(mine.isOpen).toBe(true);
+      // No listener of ours is left on the cluster passed in.
+      expect(listeners()).toEqual(before);
     }, 60_000);
   });
 });

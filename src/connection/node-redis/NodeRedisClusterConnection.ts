@@ -91,6 +91,8 @@ export class NodeRedisClusterConnection implements CommandConnection {
   #refreshing: Promise<void> | null = null;
   #ended = false;
   readonly #listening: [string, (...args: never[]) => void][] = [];
+  // Our `ready` listeners on node clients (a cluster passed in outlives this Redisson client).
+  readonly #onNodes: [NodeRedisClient, () => void][] = [];
 
   /**
    * @param cluster a node-redis cluster client (connected or connecting).
@@ -151,6 +153,7 @@ export class NodeRedisClusterConnection implements CommandConnection {
   /** Stops listening to the cluster (on shutdown: a cluster passed in outlives this Redisson client). */
   detach(): void {
     for (const [event, listener] of this.#listening.splice(0)) this.cluster.off(event, listener);
+    for (const [client, listener] of this.#onNodes.splice(0)) client.off('ready', listener);
   }
 
   /** The master node serving `key`'s slot, any master for a keyless command; undefined before the map is loaded. */
@@ -178,7 +181,9 @@ export class NodeRedisClusterConnection implements CommandConnection {
     if (loaded === undefined) {
       const set = (loaded = new Set());
       this.#loaded.set(client, set);
-      client.on('ready', () => set.clear());
+      const forget = (): void => set.clear();
+      client.on('ready', forget);
+      this.#onNodes.push([client, forget]);
     }
     return loaded;
   }
