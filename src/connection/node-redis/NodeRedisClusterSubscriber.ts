@@ -18,7 +18,9 @@ import type { ConnectionEvents, ConnectionStatus, SubscriberConnection } from '.
 import type { TransportChoice } from '../transport.js';
 import type { NodeRedisClusterPatterns } from './clusterPatterns.js';
 import { closeCluster } from './close.js';
-import type { NodeRedisCluster } from './types.js';
+import { keySlot } from '../slots.js';
+import { rediscover } from './NodeRedisClusterConnection.js';
+import type { NodeRedisClient, NodeRedisCluster } from './types.js';
 
 export class NodeRedisClusterSubscriber implements SubscriberConnection {
   readonly #events = new EventEmitter();
@@ -29,6 +31,10 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
   #ended = false;
   #onMessage: (channel: string, message: string) => void = () => undefined;
   readonly #listener = (message: string, channel: string): void => this.#onMessage(channel, message);
+  readonly #ready: () => void;
+  // The sharded pub/sub clients we listen to for moved slots (5.12), and who wants to hear of a move.
+  readonly #watched = new WeakSet<NodeRedisClient>();
+  #onShardMoved: () => void = () => undefined;
 
   /**
    * @param cluster an unconnected cluster client used only for (un)subscribing, owned by this object.
@@ -48,6 +54,7 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
       this.#touched = null;
       for (const channel of [...this.#held.keys()]) if (!touched.has(channel)) this.unsubscribe(channel).catch(() => undefined);
     };
+    this.#ready = ready;
     cluster.on('connect', ready);
     // A node's client is ready again (after a reconnect, or a new master's): what was published meanwhile was missed.
     cluster.on('node-ready', () => {
@@ -83,7 +90,35 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
     this.#touched?.add(channel);
     const sharded = this.transport.known === 'sharded';
     this.#held.set(channel, sharded);
-    return sharded ? this.cluster.sSubscribe(channel, this.#listener) : this.cluster.subscribe(channel, this.#listener);
+    if (!sharded) return this.cluster.subscribe(channel, this.#listener);
+    return this.cluster.sSubscribe(channel, this.#listener).then(() => this.#watchShard(channel));
+  }
+
+  /** Calls `listener` when a shard dropped our subscriptions because its slot moved (a failover, a migration). */
+  onShardMoved(listener: () => void): void {
+    this.#onShardMoved = listener;
+  }
+
+  /**
+   * node-redis 5.12 does not follow a sharded channel whose slot moved: its cluster listens for an event
+   * (`server-sunsubscribe`) its clients never emit (they emit `sharded-channel-moved`), so the channel's listener
+   * is dropped. On 5.12 (a cluster without `isReady`) the driver listens for it on the shard's pub/sub client
+   * (`pubSub`, an internal field of 5.12 and 6.x), asks for the slot map again and emits `ready`: our pub/sub
+   * subscribes every channel again, on its new master, and its waiters retry. 6.x follows the move itself.
+   */
+  #watchShard(channel: string): void {
+    if (this.cluster.isReady !== undefined) return;
+    const client = this.cluster.slots[keySlot(channel)]?.master.pubSub?.client;
+    if (client === undefined || this.#watched.has(client)) return;
+    this.#watched.add(client);
+    client.on('sharded-channel-moved', () => {
+      this.#onShardMoved();
+      void rediscover(this.cluster)
+        .catch(() => undefined)
+        .then(() => {
+          if (this.#connected) this.#ready();
+        });
+    });
   }
 
   unsubscribe(channel: string): Promise<unknown> {

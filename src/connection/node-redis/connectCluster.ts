@@ -75,6 +75,8 @@ export function connectNodeRedisCluster(options: ResolvedOptions): Connections {
     native: cluster,
     follow(gate: CommandGate, waker: WaiterWaker, closed: () => boolean): void {
       unfollow = followNodeRedisCluster(command, subscriberCluster, patterns, gate, waker, closed, scanInterval);
+      // A shard dropped our subscriptions (its slot moved): the command side looks at the slot map too.
+      subscriber.onShardMoved(() => void command.refreshTopology());
     },
     unfollow(): void {
       unfollow?.();

@@ -91,6 +91,8 @@ export interface NodeRedisClusterNode {
   readonly port: number;
   /** Its client, once connected (node-redis connects every master eagerly unless `minimizeConnections`). */
   readonly client?: NodeRedisClient | undefined;
+  /** Its sharded pub/sub client, once made: an internal field that 5.12 and 6.x share. */
+  readonly pubSub?: { readonly client?: NodeRedisClient | undefined } | undefined;
 }
 
 /** A node-redis `createCluster()` client (5.12+ or 6.x), as the driver uses it. */
