@@ -20,8 +20,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE_REDIS_EXCLUDED = [
   // ioredis' keyPrefix (node-redis 6's applies to typed commands only, and the driver refuses it: use nameMapper)
   'keyPrefix',
-  // the Cluster rows: node-redis' createCluster is refused (single server and Sentinel only)
-  '[Cc]luster',
+  // it reaches into ioredis' Cluster (`nodes('master')`, a node's `commandQueue` and `stream`) to drop a socket with
+  // the script and WAIT written; node-redis never re-sends a written command (the driver writes each on the slot
+  // master's node client), which test/drivers/nodeRedis.test.ts's CLIENT KILL rows check
+  'a synced acquire whose connection drops after the script ran is not run twice',
   // they destroy ioredis' socket under a command (`client.redis.stream`); test/drivers/nodeRedis.test.ts kills
   // node-redis' connections with CLIENT KILL instead
   'testAcquireNotReplayedAfterConnectionDrop',
@@ -49,9 +51,10 @@ const LEGS = {
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis' },
     // its own driver file instead of test/package/driver.test.ts (which checks ioredis copies), the
-    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too), and the Sentinel
-    // suites (through `createSentinel`: test/support/driverLeg.ts)
-    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners', 'test/sentinel/'],
+    // keyspace-notification listeners (pattern subscriptions, re-subscribed by node-redis too), the Sentinel suites
+    // (through `createSentinel`) and the Cluster files (`{ clusterNodes }` as `{ driver: 'node-redis', cluster }`):
+    // test/support/driverLeg.ts
+    driverFiles: ['test/drivers/nodeRedis', 'test/objects/RObject.listeners', 'test/sentinel/', 'test/cluster/', 'test/objects/RObject.cluster'],
     exclude: NODE_REDIS_EXCLUDED,
   },
   // node-redis 5 (`redis-5`, 5.12.4, RESP2 by default): the behaviour part only, in vitest's process (the `redis`
@@ -64,7 +67,7 @@ const LEGS = {
     label: 'RESP2 (its default)',
     config: 'test/package/node-redis.config.ts',
     env: { REDISSON_TEST_DRIVER: 'node-redis', NODE_REDIS_DIR: fileURLToPath(new URL('../node_modules/redis-5', import.meta.url)) },
-    driverFiles: ['test/objects/RObject.listeners'],
+    driverFiles: ['test/objects/RObject.listeners', 'test/cluster/', 'test/objects/RObject.cluster'],
     exclude: NODE_REDIS_EXCLUDED,
     parts: ['behaviour'],
   },

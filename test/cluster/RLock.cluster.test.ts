@@ -91,7 +91,8 @@ describe('writes and renewal', () => {
     const master = await masterFor(name);
     const c = client();
     const lock = c.getLock(name);
-    await c.connection.ping(); // connected (slot map loaded) before counting
+    // Connected (slot map loaded) before counting: a read, through the client (whatever its driver).
+    await c.getLock(uniqueName('warm-up')).isLocked();
     const before = await stat(master, 'wait');
     await lock.lock();
     const replicaPort = Number(/^slave0:ip=[^,]+,port=(\d+)/m.exec(await master.info('replication'))?.[1]);

@@ -67,7 +67,7 @@ const REFUSED: ReadonlyArray<readonly [string, (c: Redisson) => unknown]> = [
 
 describe('names whose keys and channels would split across slots', () => {
   it('are refused by get…(name) with a typed error, and no command reaches any node', async () => {
-    await client.connection.ping(); // connected, slot map loaded, before counting
+    // Connected, slot map loaded, before counting: a read, through the client (whatever its driver).
     await client.getLock('warm-up').isLocked();
     const before = await commandsOnAllNodes();
     const errors = REFUSED.map(([, get]) => {

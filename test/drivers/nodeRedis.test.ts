@@ -3,15 +3,18 @@
  * 6 (RESP3 by default) and 5 (RESP2), and `{ driver: 'node-redis', url }`. Locks, a waiter woken across clients,
  * a semaphore, a fair lock; reconnects after CLIENT KILL of the subscriber (node-redis re-subscribes by itself:
  * no second subscription, no message twice) and of the command connection; EVALSHA falling back to EVAL after
- * SCRIPT FLUSH; the forms the driver refuses (createCluster, keyPrefix, bad Sentinel options, unknown drivers).
+ * SCRIPT FLUSH; the forms the driver refuses (keyPrefix, bad Sentinel and cluster options, unknown drivers); and
+ * a `createCluster()` client (6 and 5) on a spawned 3+3 cluster: locks on every master, WAIT on each slot master.
  * The `createSentinel()` client passed in is in nodeRedisSentinel.test.ts (it spawns its own Sentinels).
  */
 import { Redis } from 'ioredis';
 import { createClient as createClient6, createCluster, createSentinel } from 'redis';
-import { createClient as createClient5 } from 'redis-5';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createClient as createClient5, createCluster as createCluster5 } from 'redis-5';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
 import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
+import { keySlot } from '../../src/connection/slots.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
 
 const suite = useRedis({ own: true });
 
@@ -194,20 +197,6 @@ describe.each(VERSIONS)('$label', ({ make, resp }) => {
 });
 
 describe('node-redis forms the driver refuses', () => {
-  it('a createCluster() client: RedissonConfigError naming what is supported', () => {
-    const cluster = createCluster({ rootNodes: [{ url: suite.redis.url }] });
-    const error = (() => {
-      try {
-        Redisson.create({ redis: cluster as never });
-        return null;
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(error).toBeInstanceOf(RedissonConfigError);
-    expect((error as Error).message).toMatch(/does not support yet.*createSentinel\(\)/);
-  });
-
   it('Sentinel forms: a createSentinel() client with a keyPrefix, and bad `sentinel` options, refused before connecting', () => {
     const prefixed = createSentinel({ name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }], keyPrefix: 'app:' });
     expect(() => Redisson.create({ redis: prefixed as never })).toThrow(RedissonConfigError);
@@ -222,6 +211,26 @@ describe('node-redis forms the driver refuses', () => {
     for (const sentinel of bad) expect(() => Redisson.create({ redis: { driver: 'node-redis', sentinel } as never })).toThrow(InvalidArgumentError);
     const sentinel = { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] };
     expect(() => Redisson.create({ redis: { driver: 'node-redis', url: suite.redis.url, sentinel } })).toThrow(/cannot be combined/);
+  });
+
+  it('cluster forms: a createCluster() client with a keyPrefix, bad rootNodes, unknown keys, a bad scanInterval: refused before connecting', () => {
+    const prefixed = createCluster({ rootNodes: [{ url: suite.redis.url }], keyPrefix: 'app:' });
+    expect(() => Redisson.create({ redis: prefixed as never })).toThrow(RedissonConfigError);
+    const bad: [unknown, RegExp][] = [
+      [{ driver: 'node-redis', cluster: {} }, /redis\.cluster\.rootNodes. to be a non-empty array/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [] } }, /non-empty array of node options, got an empty array/],
+      [{ driver: 'node-redis', cluster: null }, /redis\.cluster. to be node-redis createCluster options/],
+      [{ driver: 'node-redis', cluster: { rootNodes: ['redis://127.0.0.1:7000'] } }, /redis\.cluster\.rootNodes\[0\]. to be node options/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [{ url: 'http://x' }] } }, /redis\.cluster\.rootNodes\[0\]\.url. to be a redis:\/\/ or rediss:\/\/ URL/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [{ url: suite.redis.url }], keyPrefix: 'a:' } }, /redis\.cluster\.keyPrefix. is not supported/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [{ url: suite.redis.url }] }, url: suite.redis.url }, /Unknown key .redis\.url. of node-redis cluster options/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [{ url: suite.redis.url }] }, scanInterval: 0 }, /redis\.scanInterval. to be an integer from 1/],
+      [{ driver: 'node-redis', cluster: { rootNodes: [{ url: suite.redis.url }] }, scanInterval: 1.5 }, /redis\.scanInterval. to be an integer from 1/],
+    ];
+    for (const [redis, message] of bad) {
+      expect(() => Redisson.create({ redis: redis as never }), JSON.stringify(redis)).toThrow(InvalidArgumentError);
+      expect(() => Redisson.create({ redis: redis as never }), JSON.stringify(redis)).toThrow(message);
+    }
   });
 
   it('a client with a keyPrefix, an unknown driver, a bad URL: refused before connecting', () => {
@@ -302,5 +311,86 @@ describe('script replies through the driver, as the executor reads them', () => 
       five.destroy();
       io.disconnect();
     }
+  });
+});
+
+const CLUSTER_VERSIONS = [
+  { label: 'node-redis 6.4.0', make: (rootNodes: { url: string }[]) => createCluster({ rootNodes }) as unknown as AnyClient },
+  { label: 'node-redis 5.12.4', make: (rootNodes: { url: string }[]) => createCluster5({ rootNodes }) as unknown as AnyClient },
+] as const;
+
+describe('createCluster() clients on a spawned 3+3 cluster', () => {
+  let cluster: TestCluster;
+  const raws: Redis[] = [];
+  const node = (port: number): Redis => {
+    const r = new Redis({ port });
+    r.on('error', () => undefined);
+    raws.push(r);
+    return r;
+  };
+  const waits = async (r: Redis): Promise<number> => Number(/cmdstat_wait:calls=(\d+)/.exec(await r.info('commandstats'))?.[1] ?? 0);
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of raws) r.disconnect();
+    await cluster?.stop();
+  });
+
+  /** One name per master (each lives on another node), with that master's port. */
+  async function namesOnEveryMaster(): Promise<Map<number, string>> {
+    const byMaster = new Map<number, string>();
+    const masters = await cluster.masters();
+    while (byMaster.size < masters.length) {
+      const name = uniqueName('nr-cluster');
+      const { port } = await cluster.masterOf(keySlot(name));
+      if (!byMaster.has(port)) byMaster.set(port, name);
+    }
+    return byMaster;
+  }
+
+  describe.each(CLUSTER_VERSIONS)('$label', ({ make }) => {
+    it('locks on keys of every master through a createCluster() client passed in, each write followed by WAIT on its slot master; a waiter on { driver, cluster } is woken; the client stays open, without our listeners', async () => {
+      const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
+      const mine = make(rootNodes);
+      mine.on('error', () => undefined);
+      made.push(mine);
+      await mine.connect();
+      const EVENTS = ['connect', 'disconnect', 'error', 'node-error', 'node-reconnecting'];
+      const listeners = (): number[] => EVENTS.map((e) => (mine as unknown as { listenerCount(e: string): number }).listenerCount(e));
+      const before = listeners();
+      const a = Redisson.create({ redis: mine as never, shortLeaseWarning: false });
+      const b = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes } }, shortLeaseWarning: false });
+      redissons.push(a, b);
+      const names = await namesOnEveryMaster();
+      for (const [port, name] of names) {
+        const master = node(port);
+        const lock = a.getLock(name);
+        // The replica count is asked (INFO) by the first synced write of each master: counted after it.
+        await lock.lock();
+        await lock.unlock();
+        const before = await waits(master);
+        await lock.lock();
+        const replicaPort = Number(/^slave0:ip=[^,]+,port=(\d+)/m.exec(await master.info('replication'))?.[1]);
+        const replica = node(replicaPort);
+        await replica.readonly();
+        expect(await replica.hget(name, `${a.getId()}:${lock.threadId}`)).toBe('1');
+        await lock.unlock();
+        expect((await waits(master)) - before).toBe(2);
+        await lock.lock();
+        const wanted = b.getLock(name);
+        const waiting = wanted.lock();
+        await eventually(async () => Number(((await master.call('PUBSUB', 'SHARDNUMSUB', `redisson_lock__channel:{${name}}`)) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE on the slot master');
+        await lock.unlock();
+        await waiting;
+        await wanted.unlock();
+      }
+      await a.shutdown();
+      expect(mine.isOpen).toBe(true);
+      // No listener of ours is left on the cluster passed in.
+      expect(listeners()).toEqual(before);
+    }, 60_000);
   });
 });

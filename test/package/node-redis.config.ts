@@ -18,8 +18,16 @@ export default defineConfig({
   test: {
     ...legs.test,
     // Its own driver file, the keyspace-notification listeners (pattern subscriptions on node-redis), and the
-    // Sentinel suites (ioredis' Sentinel options become `{ driver: 'node-redis', sentinel }`, driverLeg.ts).
-    include: [...Object.values(DRIVER_LEG_FILES).flat(), 'test/drivers/nodeRedis.test.ts', 'test/objects/RObject.listeners.test.ts', 'test/sentinel/*.test.ts'],
+    // Sentinel suites (ioredis' Sentinel options become `{ driver: 'node-redis', sentinel }`), and the Cluster files
+    // (`{ clusterNodes }` as `{ driver: 'node-redis', cluster }`), both through test/support/driverLeg.ts.
+    include: [
+      ...Object.values(DRIVER_LEG_FILES).flat(),
+      'test/drivers/nodeRedis.test.ts',
+      'test/objects/RObject.listeners.test.ts',
+      'test/sentinel/*.test.ts',
+      'test/cluster/*.test.ts',
+      'test/objects/RObject.cluster.test.ts',
+    ],
     setupFiles: [...(legs.test?.setupFiles as string[]), fileURLToPath(new URL('./nodeRedisLeg.ts', import.meta.url))],
   },
 });

@@ -3,9 +3,11 @@
  * REDISSON_TEST_DRIVER=node-redis, every `Redisson.create` of the suites gets a node-redis connection where it
  * would have connected ioredis from a URL or plain options — `{ driver: 'node-redis', url }`, the client making
  * and owning its node-redis 6 client — so the unchanged behaviour, fault and interop suites run on node-redis.
- * ioredis' Sentinel options (`sentinels`, `name`) become `{ driver: 'node-redis', sentinel: { name, sentinelRootNodes } }`.
- * What node-redis cannot take stays on ioredis and is left out of the leg by name (scripts/driver-leg.mjs):
- * a `keyPrefix`, cluster nodes, an ioredis instance passed in. ioredis-only options
+ * ioredis' Sentinel options (`sentinels`, `name`) become `{ driver: 'node-redis', sentinel: { name, sentinelRootNodes } }`;
+ * cluster nodes (`{ clusterNodes, clusterOptions? }`) become `{ driver: 'node-redis', cluster: { rootNodes } }`
+ * (ioredis' `slotsRefreshInterval` as the driver's `scanInterval`). What node-redis cannot take stays on ioredis
+ * and is left out of the leg by name (scripts/driver-leg.mjs): a `keyPrefix`, an ioredis instance passed in.
+ * ioredis-only options
  * (`maxRetriesPerRequest`, `retryStrategy`, …) are dropped, and the rows that test them are left out too.
  *
  * Loaded by the leg's vitest setup file and by the worker processes the leg's suites fork (historyWorker.ts,
@@ -23,6 +25,7 @@ export function asNodeRedis(redis: RedissonOptions['redis']): NonNullable<Rediss
   if (typeof redis === 'string') return { driver: 'node-redis', url: redis };
   if (typeof redis !== 'object' || redis === null || Object.getPrototypeOf(redis) !== Object.prototype) return redis;
   const o = redis as Record<string, unknown>;
+  if (Array.isArray(o['clusterNodes']) && !('driver' in o)) return asNodeRedisCluster(o['clusterNodes'] as unknown[], o['clusterOptions']);
   if ('driver' in o || 'clusterNodes' in o || (typeof o['keyPrefix'] === 'string' && o['keyPrefix'] !== '')) return redis;
   // ioredis' Sentinel options (`sentinels`, `name`; its retry strategies dropped): node-redis' createSentinel form.
   if (Array.isArray(o['sentinels']) && typeof o['name'] === 'string') {
@@ -34,6 +37,17 @@ export function asNodeRedis(redis: RedissonOptions['redis']): NonNullable<Rediss
   if (typeof o['username'] === 'string') url.username = o['username'];
   if (typeof o['password'] === 'string') url.password = o['password'];
   return { driver: 'node-redis', url: url.href };
+}
+
+/** `{ clusterNodes, clusterOptions }` (ioredis' startup nodes) as node-redis cluster options. */
+function asNodeRedisCluster(nodes: unknown[], clusterOptions: unknown): NonNullable<RedissonOptions['redis']> {
+  const rootNodes = nodes.map((n) => {
+    if (typeof n === 'string') return { url: n.includes('://') ? n : `redis://${n}` };
+    const { host, port } = n as { host?: string; port?: number };
+    return { url: `redis://${host ?? '127.0.0.1'}:${port ?? 6379}` };
+  });
+  const refresh = (clusterOptions as { slotsRefreshInterval?: unknown } | undefined)?.slotsRefreshInterval;
+  return { driver: 'node-redis', cluster: { rootNodes }, ...(typeof refresh === 'number' ? { scanInterval: refresh } : {}) };
 }
 
 if (NODE_REDIS_LEG) {

@@ -13,10 +13,10 @@ import type { LuaScriptId } from '../../generated/lua.js';
 import type { CommandArg, CommandConnection, ConnectionEvents, ConnectionStatus, WireArg } from '../driver.js';
 import { ClientState } from './ClientState.js';
 import { NodeRedisNotReadyError } from './errors.js';
-import { asEval, evalShaArgs, isNoScript } from './scripts.js';
+import { runScript, runScriptAndWait } from './scripts.js';
 import type { NodeRedisClient, NodeRedisCommandOptions } from './types.js';
 
-const OPTIONS: NodeRedisCommandOptions = Object.freeze({ typeMapping: {}, rejectInFlight: false });
+export const OPTIONS: NodeRedisCommandOptions = Object.freeze({ typeMapping: {}, rejectInFlight: false });
 
 /** `host:port` or the socket path of a client, from its options. */
 export function addressOf(client: NodeRedisClient): string {
@@ -95,46 +95,12 @@ export class NodeRedisConnection implements CommandConnection {
     return this.client.sendCommand(args, OPTIONS);
   }
 
-  /**
-   * The script as EVAL the first time on a socket (which loads it), then as EVALSHA. Only after a NOSCRIPT reply
-   * (a SCRIPT FLUSH, a server restarted under a socket we did not see close) is a call sent a second time, as
-   * EVAL: sending EVALSHA first on a new socket would put that second command after the executor's reply timer,
-   * past the point where an acquire whose reply was lost is checked (an undo reading Redis before it ran).
-   */
-  #scriptArgs(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): { first: (string | Buffer)[]; fallback: (string | Buffer)[] | null } {
-    const evalSha = evalShaArgs(id, keys, args);
-    if (this.#loaded.has(id)) return { first: evalSha, fallback: asEval(id, evalSha) };
-    this.#loaded.add(id);
-    return { first: asEval(id, evalSha), fallback: null };
+  evalScript(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): Promise<unknown> {
+    return runScript((argv) => this.#send(argv), this.#loaded, id, keys, args);
   }
 
-  async evalScript(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[]): Promise<unknown> {
-    const { first, fallback } = this.#scriptArgs(id, keys, args);
-    try {
-      return await this.#send(first);
-    } catch (error) {
-      if (fallback === null || !isNoScript(error)) throw error;
-      return this.#send(fallback);
-    }
-  }
-
-  async evalAndWait(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[], replicas: number, timeoutMs: number): Promise<readonly [unknown, number]> {
-    // Pipelined, not MULTI: both are written back to back on the one socket, the WAIT's reply after the script's.
-    const pair = async (script: readonly (string | Buffer)[]): Promise<readonly [unknown, number]> => {
-      const sent = [this.#send(script), this.#send(['WAIT', String(replicas), String(timeoutMs)])] as const;
-      const [reply, wait] = await Promise.allSettled(sent);
-      if (reply.status === 'rejected') throw reply.reason;
-      if (wait.status === 'rejected') throw wait.reason;
-      return [reply.value, Number(wait.value)] as const;
-    };
-    const { first, fallback } = this.#scriptArgs(id, keys, args);
-    try {
-      return await pair(first);
-    } catch (error) {
-      // The script did not run (its WAIT did, for nothing): again with the source.
-      if (fallback === null || !isNoScript(error)) throw error;
-      return pair(fallback);
-    }
+  evalAndWait(id: LuaScriptId, keys: readonly string[], args: readonly WireArg[], replicas: number, timeoutMs: number): Promise<readonly [unknown, number]> {
+    return runScriptAndWait((argv) => this.#send(argv), this.#loaded, id, keys, args, replicas, timeoutMs);
   }
 
   call(name: string, ...args: CommandArg[]): Promise<unknown> {

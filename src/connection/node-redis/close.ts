@@ -33,3 +33,30 @@ function destroy(client: NodeRedisClient): void {
     // Already closed.
   }
 }
+
+/** What closing needs of a node-redis cluster client. */
+interface ClosableCluster {
+  readonly isOpen: boolean;
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+/** `close()` of a cluster client we own (every node's pending replies first), at most `timeoutMs`; else `destroy()`. */
+export async function closeCluster(cluster: ClosableCluster, timeoutMs: number): Promise<void> {
+  if (cluster.isOpen) {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = cluster.close().then(
+      () => true,
+      () => false,
+    );
+    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const clean = await Promise.race([closed, timedOut]);
+    clearTimeout(timer);
+    if (clean) return;
+  }
+  try {
+    cluster.destroy();
+  } catch {
+    // Already closed.
+  }
+}

@@ -3,8 +3,8 @@
  * passed in (connected or not: Redisson connects one that is not open, and leaves it open on `shutdown()`), or
  * from `{ driver: 'node-redis', url, options }` (Redisson makes the client, and closes it); a Sentinel master,
  * from a `createSentinel()` client passed in or `{ driver: 'node-redis', sentinel }` (sentinel.ts). The
- * subscriber is always a client of our own, `duplicate()` of the (master's) command client. node-redis'
- * `createCluster()` is refused when the options are validated (config.ts): see COMPATIBILITY.md.
+ * subscriber is always a client of our own, `duplicate()` of the (master's) command client. A Redis Cluster, from a
+ * `createCluster()` client passed in or `{ driver: 'node-redis', cluster }`: see `connectNodeRedisCluster`.
  */
 import type { ResolvedOptions } from '../../config.js';
 import type { Connections } from '../driver.js';
@@ -13,28 +13,32 @@ import { closeClient } from './close.js';
 import { NodeRedisConnection } from './NodeRedisConnection.js';
 import { NodeRedisSubscriber } from './NodeRedisSubscriber.js';
 import { loadNodeRedis } from './nodeRedisModule.js';
-import { isNodeRedisClient, isNodeRedisOptions, isNodeRedisSentinel } from './recognize.js';
+import { isNodeRedisClient, isNodeRedisCluster, isNodeRedisClusterOptions, isNodeRedisOptions, isNodeRedisSentinel } from './recognize.js';
+import { connectNodeRedisCluster } from './connectCluster.js';
 import { connectNodeRedisSentinel } from './sentinel.js';
-import type { NodeRedisClient, NodeRedisSentinel } from './types.js';
+import type { NodeRedisClient, NodeRedisSentinel, NodeRedisServerOptions } from './types.js';
 
-/** Whether the `redis` option is for this driver (a node-redis client or Sentinel client, or `{ driver: 'node-redis' }`). */
+/** Whether the `redis` option is for this driver (a node-redis client, cluster or Sentinel client, or `{ driver: 'node-redis' }`). */
 export function isNodeRedisTarget(redis: unknown): boolean {
-  return isNodeRedisClient(redis) || isNodeRedisSentinel(redis) || isNodeRedisOptions(redis);
+  return isNodeRedisClient(redis) || isNodeRedisCluster(redis) || isNodeRedisSentinel(redis) || isNodeRedisOptions(redis);
 }
 
 export function connectNodeRedis(options: ResolvedOptions): Connections {
   const redis: unknown = options.redis;
+  if (isNodeRedisCluster(redis) || isNodeRedisClusterOptions(redis)) return connectNodeRedisCluster(options);
   // Redisson's pingConnectionInterval as node-redis' own `pingInterval`, on the clients we make: a PING every
   // interval keeps an idle connection alive; node-redis does not drop a socket whose PING goes unanswered (it
   // has no public way to), unlike ioredis' driver (ping.ts). A client passed in keeps its own setting.
   const ping = options.pingConnectionInterval > 0 ? { pingInterval: options.pingConnectionInterval } : {};
   if (isNodeRedisSentinel(redis)) return connectNodeRedisSentinel({ sentinel: redis as NodeRedisSentinel, owns: false, masterName: '', ping });
-  if (isNodeRedisOptions(redis) && redis.sentinel !== undefined) {
-    const { nodeClientOptions, ...rest } = redis.sentinel as { nodeClientOptions?: object };
+  const form = isNodeRedisOptions(redis) ? (redis as NodeRedisServerOptions) : undefined;
+  if (form?.sentinel !== undefined) {
+    const given = form.sentinel;
+    const { nodeClientOptions, ...rest } = given as { nodeClientOptions?: object };
     // pingConnectionInterval as the master clients' own `pingInterval`, unless the options set one.
     const sentinel = loadNodeRedis().createSentinel({ ...rest, nodeClientOptions: { ...ping, ...nodeClientOptions } }) as NodeRedisSentinel;
-    const watch = { sentinels: redis.sentinel.sentinelRootNodes, clientOptions: (redis.sentinel['sentinelClientOptions'] as object | undefined) ?? {}, addressMap: redis.sentinel['nodeAddressMap'] };
-    return connectNodeRedisSentinel({ sentinel, owns: true, masterName: redis.sentinel.name, ping, watch });
+    const watch = { sentinels: given.sentinelRootNodes, clientOptions: (given['sentinelClientOptions'] as object | undefined) ?? {}, addressMap: given['nodeAddressMap'] };
+    return connectNodeRedisSentinel({ sentinel, owns: true, masterName: given.name, ping, watch });
   }
   let client: NodeRedisClient;
   let owns: boolean;
@@ -42,8 +46,9 @@ export function connectNodeRedis(options: ResolvedOptions): Connections {
     client = redis;
     owns = false;
   } else if (isNodeRedisOptions(redis)) {
-    const given = { ...(redis.options ?? {}), ...ping };
-    client = loadNodeRedis().createClient(redis.url === undefined ? given : { ...given, url: redis.url }) as NodeRedisClient;
+    const single = redis as NodeRedisServerOptions;
+    const given = { ...(single.options ?? {}), ...ping };
+    client = loadNodeRedis().createClient(single.url === undefined ? given : { ...given, url: single.url }) as NodeRedisClient;
     owns = true;
   } else {
     throw new InvalidArgumentError('connectNodeRedis: not a node-redis client or options');

@@ -9,6 +9,7 @@ import { nodeRedisMissing } from './driverMissing.js';
 /** What the driver uses of the `redis` module. */
 export interface NodeRedisModule {
   createClient(options?: object): unknown;
+  createCluster(options: object): unknown;
   createSentinel(options: object): unknown;
 }
 

@@ -10,6 +10,7 @@ import * as redis from 'redis';
 /** What the driver uses of the `redis` module. */
 export interface NodeRedisModule {
   createClient(options?: object): unknown;
+  createCluster(options: object): unknown;
   createSentinel(options: object): unknown;
 }
 

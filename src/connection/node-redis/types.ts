@@ -54,10 +54,13 @@ export interface NodeRedisClientOptions {
 
 /**
  * A node-redis client as the `redis` option accepts it: `createClient()` of `redis` 5.x or 6.x, connected or
- * not (Redisson connects it when it is not open). Declared by a few of its members, so that any copy's client
- * type-checks as it is.
+ * not (Redisson connects it when it is not open), or `createCluster()` (see {@link NodeRedisClusterLike}).
+ * Declared by a few of its members, so that any copy's client type-checks as it is.
  */
-export interface NodeRedisClientLike {
+export type NodeRedisClientLike = NodeRedisSingleLike | NodeRedisClusterLike;
+
+/** A node-redis `createClient()` client, by a few of its members. */
+export interface NodeRedisSingleLike {
   /** Whether commands are written at once. */
   readonly isReady: boolean;
   /** Whether `connect()` was called and the client was not closed since. */
@@ -109,6 +112,66 @@ export interface NodeRedisSentinel {
   off(event: string, listener: Listener): unknown;
 }
 
+/** A node-redis `createCluster()` client (5.12+ or 6.x), by a few of its members. */
+export interface NodeRedisClusterLike {
+  /** Whether `connect()` was called and the cluster was not closed since. */
+  readonly isOpen: boolean;
+  /** The client of a node of its slot map. */
+  nodeClient(...args: never[]): unknown;
+  /** The master of a slot. */
+  getSlotMaster(...args: never[]): unknown;
+  /** Sends a command. */
+  sendCommand(...args: never[]): unknown;
+}
+
+/** A node of a node-redis cluster's slot map (`cluster.masters`, `cluster.slots[slot].master`). */
+export interface NodeRedisClusterNode {
+  /** `host:port`, as the cluster announces it. */
+  readonly address: string;
+  readonly host: string;
+  readonly port: number;
+  /** Its client, once connected (node-redis connects every master eagerly unless `minimizeConnections`). */
+  readonly client?: NodeRedisClient | undefined;
+  /** Its sharded pub/sub client, once made: an internal field that 5.12 and 6.x share. */
+  readonly pubSub?: { readonly client?: NodeRedisClient | undefined } | undefined;
+}
+
+/** A node-redis `createCluster()` client (5.12+ or 6.x), as the driver uses it. */
+export interface NodeRedisCluster {
+  /** The options it was made with: an internal field that 5.12 and 6.x share (neither has a public getter). */
+  readonly _options?: NodeRedisClusterOptions | undefined;
+  readonly isOpen: boolean;
+  /** 6.x only: whether the first slot map was loaded and the cluster was not closed since. */
+  readonly isReady?: boolean;
+  /** Per slot (16384), its master and replicas; empty until connected. */
+  readonly slots: readonly ({ readonly master: NodeRedisClusterNode } | undefined)[];
+  readonly masters: readonly NodeRedisClusterNode[];
+  connect(): Promise<unknown>;
+  /** The node's client (connecting it when it has none). */
+  nodeClient(node: NodeRedisClusterNode): Promise<NodeRedisClient>;
+  /** An unconnected cluster client with the same options (and `overrides`). */
+  duplicate(overrides?: Partial<NodeRedisClusterOptions>): NodeRedisCluster;
+  sSubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
+  sUnsubscribe(channel: string, listener?: (message: string, channel: string) => void): Promise<void>;
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener?: (message: string, channel: string) => void): Promise<void>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: string, listener: Listener): unknown;
+  off(event: string, listener: Listener): unknown;
+}
+
+/** The `createCluster` options the driver reads or sets. */
+export interface NodeRedisClusterOptions {
+  readonly rootNodes?: readonly (NodeRedisClientOptions | object)[];
+  /** Options of every node client (`socket`, credentials, RESP, …). */
+  readonly defaults?: Partial<NodeRedisClientOptions> & object;
+  /** 6.x: prefixes the keys of typed commands only: refused, as on a single server. */
+  readonly keyPrefix?: unknown;
+  readonly minimizeConnections?: boolean;
+  readonly useReplicas?: boolean;
+}
+
 /**
  * Connection options with an explicit driver choice: Redisson makes (and owns, and closes on `shutdown()`) a
  * node-redis client, `createClient({ ...options, url })`, or with `sentinel`, a Sentinel client
@@ -119,7 +182,10 @@ export interface NodeRedisSentinel {
  * Redisson.create({ redis: { driver: 'node-redis', sentinel: { name: 'mymaster', sentinelRootNodes: [{ host: '127.0.0.1', port: 26379 }] } } });
  * ```
  */
-export interface NodeRedisConnectionOptions {
+export type NodeRedisConnectionOptions = NodeRedisServerOptions | NodeRedisClusterConnectionOptions;
+
+/** `{ driver: 'node-redis', url?, options? }`: a single server. */
+export interface NodeRedisServerOptions {
   /** Which client library makes the connections. */
   readonly driver: 'node-redis';
   /** A `redis://` or `rediss://` URL; node-redis' default (127.0.0.1:6379) when left out. Not with `sentinel`. */
@@ -128,4 +194,25 @@ export interface NodeRedisConnectionOptions {
   readonly options?: object;
   /** `createSentinel` options: a Sentinel-monitored master instead of a single server (`url`, `options`). */
   readonly sentinel?: NodeRedisSentinelOptions;
+}
+
+/**
+ * A Redis Cluster through node-redis: Redisson makes (and owns, and closes on `shutdown()`) a node-redis cluster
+ * client, `createCluster(cluster)`, and one more for its subscriptions.
+ * @example
+ * ```ts
+ * Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes: [{ url: 'redis://127.0.0.1:7000' }] } } });
+ * ```
+ */
+export interface NodeRedisClusterConnectionOptions {
+  /** Which client library makes the connections. */
+  readonly driver: 'node-redis';
+  /** node-redis `createCluster` options: `rootNodes` (at least one), `defaults`, `useReplicas`, …. */
+  readonly cluster: { readonly rootNodes: readonly object[] } & object;
+  /**
+   * How often (ms) the slot map is asked for again, so that a failover or a slot migration is found without a
+   * MOVED (Redisson's `scanInterval`; node-redis itself refreshes only after MOVED).
+   * @default 5000
+   */
+  readonly scanInterval?: number;
 }
