@@ -89,6 +89,15 @@ export interface RedissonOptions {
    */
   subscriptionLinger?: number;
   /**
+   * Direct handoff (issue 29): when an RLock is released while this client's longest waiter for it is parked
+   * and the release's `PUBLISH` reached no subscriber but this client's own (and the master has no replica),
+   * the unlock script writes that waiter's hold itself — what its own retry would have written a round trip
+   * later — and the waiter resolves from the unlock's reply. On the wire it is indistinguishable from the
+   * waiter winning its retry. `false`: every release only publishes, as Redisson.
+   * @default true
+   */
+  directHandoff?: boolean;
+  /**
    * Redisson's response `timeout` (ms); with `retryAttempts` it sizes the unlock latch TTL exactly as
    * Redisson does: `(timeout + retryDelay(retryAttempts)) * retryAttempts`.
    * @default 3000
@@ -166,6 +175,8 @@ export interface ResolvedOptions {
   readonly subscriptionTimeout: number;
   /** Ms a channel stays subscribed after its last waiter left with the lock ({@link RedissonOptions.subscriptionLinger}). */
   readonly subscriptionLinger: number;
+  /** Whether a release may hand an RLock straight to this client's waiter ({@link RedissonOptions.directHandoff}). */
+  readonly directHandoff: boolean;
   /** Response timeout (ms) of every command, and the `shutdown()` budget ({@link RedissonOptions.timeout}). */
   readonly timeout: number;
   /** Re-sends of an unlock or renewal whose reply was lost ({@link RedissonOptions.retryAttempts}). */
@@ -207,6 +218,8 @@ export const DEFAULTS = Object.freeze({
   subscriptionTimeout: 7_500,
   /** Default of {@link RedissonOptions.subscriptionLinger} (ms). */
   subscriptionLinger: 100,
+  /** Default of {@link RedissonOptions.directHandoff}. */
+  directHandoff: true,
   /** Default of {@link RedissonOptions.timeout} (ms), as Redisson's. */
   timeout: 3_000,
   /** Default of {@link RedissonOptions.retryAttempts}, as Redisson's. */
@@ -241,7 +254,7 @@ export const MAX_MILLIS = Number.MAX_SAFE_INTEGER;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Keys of {@link RedissonOptions}, in the order the accepted-keys list of an error shows them. */
-const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'timeout', 'retryAttempts', 'retryDelay', 'pingConnectionInterval', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
+const OPTION_KEYS = ['redis', 'lockWatchdogTimeout', 'lockWatchdogBatchSize', 'fairLockWaitTimeout', 'lockOwnership', 'subscriptionTimeout', 'subscriptionLinger', 'directHandoff', 'timeout', 'retryAttempts', 'retryDelay', 'pingConnectionInterval', 'nameMapper', 'shortLeaseWarning', 'checkLockSyncedSlaves', 'slavesSyncTimeout', 'shardedSubscriptionMode'] as const;
 
 /** A value for an error message; never throws (a null-prototype object has no `toString`). */
 export function describeValue(value: unknown): string {
@@ -413,6 +426,10 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
   if (typeof nameMapper !== 'object' || nameMapper === null || typeof (nameMapper as NameMapper).map !== 'function' || typeof (nameMapper as NameMapper).unmap !== 'function') {
     throw new InvalidArgumentError(`Expected \`nameMapper\` to have \`map\` and \`unmap\` functions, got ${describeValue(nameMapper)}`);
   }
+  const directHandoff = given('directHandoff', DEFAULTS.directHandoff);
+  if (typeof directHandoff !== 'boolean') {
+    throw new InvalidArgumentError(`Expected \`directHandoff\` to be a boolean, got ${describeValue(directHandoff)}`);
+  }
   const shortLeaseWarning = given('shortLeaseWarning', DEFAULTS.shortLeaseWarning);
   if (typeof shortLeaseWarning !== 'boolean') {
     throw new InvalidArgumentError(`Expected \`shortLeaseWarning\` to be a boolean, got ${describeValue(shortLeaseWarning)}`);
@@ -441,6 +458,7 @@ export function resolveOptions(options: RedissonOptions = {}): ResolvedOptions {
     // Both run on a setTimeout (subscription wait, shutdown budget): at most its ceiling.
     subscriptionTimeout: requireInteger(given('subscriptionTimeout', DEFAULTS.subscriptionTimeout), 'subscriptionTimeout', 1, MAX_TIMER_MS),
     subscriptionLinger: requireInteger(given('subscriptionLinger', DEFAULTS.subscriptionLinger), 'subscriptionLinger', 0, MAX_TIMER_MS),
+    directHandoff,
     timeout: requireInteger(given('timeout', DEFAULTS.timeout), 'timeout', 1, MAX_TIMER_MS),
     retryAttempts: requireInteger(given('retryAttempts', DEFAULTS.retryAttempts), 'retryAttempts', 0, 1_000),
     retryDelay: retryDelayStrategy as DelayStrategy,

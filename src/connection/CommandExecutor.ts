@@ -215,6 +215,17 @@ export class CommandExecutor {
     }
   }
 
+  /**
+   * Whether a `PUBLISH` inside a script counts every client its message reaches, as direct handoff needs
+   * (issue 29): not in a cluster with classic pub/sub, whose `PUBLISH` also reaches clients subscribed on the
+   * other nodes, which the executing node does not count. (Replicas are checked by the script itself.)
+   */
+  countsEverySubscriber(): boolean {
+    if (!this.connection.clustered) return true;
+    const command = this.publishCommand();
+    return typeof command === 'string' && command.toUpperCase() === 'SPUBLISH';
+  }
+
   /** Forgets the cached replica counts (the master changed): the next synced write asks `INFO replication`. */
   forgetReplicas(): void {
     this.#replicas.clear();

@@ -23,6 +23,7 @@ import { HoldLedger } from './HoldLedger.js';
 import { noteLease, ON_REFUSED, parseOwnerOptions, parseTimes, type OwnerOptions, type WaitOptions } from '../args.js';
 import { RExpirable } from '../RExpirable.js';
 import type { MemberChannel } from './multiLockRound.js';
+import type { HandoffTerms } from '../pubsub/PublishSubscribe.js';
 import { registerMemberKey } from './memberIdentity.js';
 
 /**
@@ -80,6 +81,9 @@ interface LockSteps {
   acquireFailed(lock: BaseLock<unknown>, threadId: number, waitMs: number): Promise<unknown> | undefined;
   trace(lock: BaseLock<unknown>, threadId: number, leaseMs: number): DiagnosticsTarget;
   ctx(lock: BaseLock<unknown>): ClientContext;
+  handoffTerms(lock: BaseLock<unknown>, threadId: number, leaseMs: number): HandoffTerms | null;
+  handedOff(lock: BaseLock<unknown>, threadId: number, leaseMs: number, terms: HandoffTerms): void;
+  handoffDoubt(lock: BaseLock<unknown>, threadId: number, terms: HandoffTerms): void;
   mode(lock: BaseLock<unknown>, threadId: number): WaitMode;
 }
 let lockSteps: LockSteps;
@@ -134,6 +138,15 @@ export abstract class BaseLock<T = void> extends RExpirable {
       const latch = unlockLatchName(this.rawName, randomUUID().replaceAll('-', ''));
       return this.unlockInner(field, latch, unlockLatchTtl(this.ctx.options), threadId);
     };
+  }
+
+  /**
+   * Whether a release of this lock by another owner of this client may write this lock's waiter's hold itself
+   * (direct handoff, issue 29): only where that write is exactly what this lock's own acquire script writes on
+   * a free lock (the field with count 1 and the lease). RLock says yes.
+   */
+  protected get takesHandoff(): boolean {
+    return false;
   }
 
   /** How a waiter of `threadId` learns that retrying is worth it: a channel and wake policy, or a back-off. */
@@ -433,6 +446,9 @@ export abstract class BaseLock<T = void> extends RExpirable {
       trace: (lock, threadId, leaseMs) => lock.#trace(threadId, leaseMs),
       ctx: (lock) => lock.ctx,
       mode: (lock, threadId) => lock.waitMode(threadId),
+      handoffTerms: (lock, threadId, leaseMs) => lock.#handoffTerms(threadId, leaseMs),
+      handedOff: (lock, threadId, leaseMs, terms) => lock.#tookHold(terms.field, threadId, leaseMs, terms.leaseMs, terms.since),
+      handoffDoubt: (lock, threadId, terms) => lock.#settleGrant(terms.field, threadId),
     };
   }
 
@@ -552,7 +568,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
 
   /** One attempt, with the ledger's bookkeeping and the watchdog registration. */
   async #attempt(leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>> {
-    const { renewal, holds } = this.ctx;
+    const { holds } = this.ctx;
     const field = this.fieldName(threadId);
     const key = HoldLedger.key(this.rawName, field);
     const doubt = holds.settle(key);
@@ -570,16 +586,40 @@ export abstract class BaseLock<T = void> extends RExpirable {
       if (error instanceof ConnectionLostError || error instanceof RedisTimeoutError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
       throw error;
     }
-    if (result.acquired) {
-      const kind = this.renewalKind;
-      if (watchdog) renewal.add(kind, this.rawName, field, threadId);
-      else {
-        this.internalLockLeaseTime = leaseMs;
-        renewal.clearLost(kind, this.rawName, field);
-      }
-      holds.acquired(key, renewal.renews(kind, this.rawName, field) ? Infinity : started + lease);
-    }
+    if (result.acquired) this.#tookHold(field, threadId, leaseMs, lease, started);
     return result;
+  }
+
+  /** Owner `threadId` took a hold (`leaseMs` as asked, `lease` as sent, at `started`): watchdog and ledger. */
+  #tookHold(field: string, threadId: number, leaseMs: number, lease: number, started: number): void {
+    const { renewal, holds } = this.ctx;
+    const kind = this.renewalKind;
+    if (leaseMs <= 0) renewal.add(kind, this.rawName, field, threadId);
+    else {
+      this.internalLockLeaseTime = leaseMs;
+      renewal.clearLost(kind, this.rawName, field);
+    }
+    holds.acquired(HoldLedger.key(this.rawName, field), renewal.renews(kind, this.rawName, field) ? Infinity : started + lease);
+  }
+
+  /**
+   * What a direct handoff to waiting owner `threadId` writes: its field and the lease its own attempt would send
+   * (as {@link #attempt}); `null` when this lock does not take grants, or the owner's last attempt is unsettled.
+   */
+  #handoffTerms(threadId: number, leaseMs: number): HandoffTerms | null {
+    if (!this.takesHandoff) return null;
+    const field = this.fieldName(threadId);
+    if (this.ctx.holds.isDoubtful(HoldLedger.key(this.rawName, field))) return null;
+    return { field, leaseMs: leaseMs <= 0 ? this.internalLockLeaseTime : leaseMs, since: performance.now() };
+  }
+
+  /**
+   * A grant to `field` that its waiter does not take (it gave up meanwhile, or the reply was lost): undone if it
+   * landed, in the background and before the owner's next operation, as a lost acquire reply is.
+   */
+  #settleGrant(field: string, threadId: number): void {
+    const key = HoldLedger.key(this.rawName, field);
+    this.ctx.keepUntilClosed(this.ctx.holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
   }
 
   /**
@@ -662,5 +702,19 @@ class LockCall<T> extends Canceller implements AcquireParams<T>, Pending, TraceS
 
   giveUp(): Promise<unknown> | undefined {
     return lockSteps.acquireFailed(this.lock, this.threadId, this.waitMs);
+  }
+
+  handoffTerms(): HandoffTerms | null {
+    return lockSteps.handoffTerms(this.lock, this.threadId, this.leaseMs);
+  }
+
+  handedOff(terms: HandoffTerms): T {
+    lockSteps.handedOff(this.lock, this.threadId, this.leaseMs, terms);
+    // Only locks whose acquisition yields nothing take grants (see takesHandoff).
+    return undefined as T;
+  }
+
+  handoffDoubt(terms: HandoffTerms): void {
+    lockSteps.handoffDoubt(this.lock, this.threadId, terms);
   }
 }

@@ -103,6 +103,11 @@ export class HoldLedger {
     return doubt.running;
   }
 
+  /** Whether `key`'s last acquire (or handed-off grant) is still unsettled. */
+  isDoubtful(key: string): boolean {
+    return this.#doubts.size > 0 && this.#doubts.has(key);
+  }
+
   /** Number of owners whose last acquire is still unsettled. */
   get doubtful(): number {
     return this.#doubts.size;

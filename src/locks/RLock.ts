@@ -6,6 +6,7 @@
 import type { ClientContext } from '../ClientContext.js';
 import { lockChannelName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
+import type { HandoffReservation } from '../pubsub/PublishSubscribe.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
 import { BaseLock, type AcquireRequest } from './BaseLock.js';
 
@@ -38,7 +39,16 @@ export class RLock extends BaseLock {
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
-    return lockUnlockInner(this.ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
+    const { ctx } = this;
+    // Direct handoff (issue 29): this client's longest waiter is parked on the channel; see unlockHandoff.
+    const handoff = ctx.options.directHandoff && ctx.executor.countsEverySubscriber() ? ctx.pubsub.reserveHandoff(this.#channel) : null;
+    if (handoff === null) return lockUnlockInner(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
+    return unlockHandoff(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl, handoff);
+  }
+
+  /** A grant written by another owner's release is what this lock's own acquire writes on a free lock. */
+  protected override get takesHandoff(): boolean {
+    return true;
   }
 
   protected override forceUnlockInner(): Promise<boolean> {
@@ -57,6 +67,30 @@ export function lockUnlockInner(ctx: ClientContext, rawName: string, channel: st
     [UNLOCK_MESSAGE, leaseMs, field, latchTtl],
     'idempotent',
   );
+}
+
+/** The reply of `lock/unlockHandoff` when it released the lock and wrote the reserved waiter's hold. */
+const HANDED_OFF = 3;
+/** `lock/unlockInner`'s reply for a release. */
+const RELEASED = 1;
+
+/**
+ * `lock/unlockHandoff`: `lock/unlockInner` that also writes `handoff`'s waiter's hold when the release reached
+ * nobody but this client (one pinned subscription) on a master without replicas. Resolves as `lockUnlockInner`
+ * (`1` for a release, granted or not); the waiter learns the outcome from the reservation. Re-sent with its
+ * latch if the reply was lost, so a grant is written at most once and a re-sent run reports it.
+ */
+async function unlockHandoff(ctx: ClientContext, rawName: string, channel: string, leaseMs: number, field: string, latch: string, latchTtl: number, handoff: HandoffReservation): Promise<unknown> {
+  const { terms } = handoff;
+  let reply: unknown;
+  try {
+    reply = await ctx.executor.eval('lock/unlockHandoff', [rawName, channel, latch], [UNLOCK_MESSAGE, leaseMs, field, latchTtl, 1, terms.field, terms.leaseMs], 'idempotent');
+  } catch (error) {
+    handoff.settle('unknown');
+    throw error;
+  }
+  handoff.settle(reply === HANDED_OFF ? 'granted' : 'refused');
+  return reply === HANDED_OFF ? RELEASED : reply;
 }
 
 /** `lock/forceUnlock` for any lock with RLock's hash and channel: true when the hash was deleted. */

@@ -64,6 +64,62 @@ export type WaitOutcome = 'woken' | 'timeout';
 export interface WaitListener {
   woke(outcome: WaitOutcome): void;
   failed(reason: Error): void;
+  /**
+   * A release is about to try handing the lock straight to this parked waiter (direct handoff, issue 29): the
+   * terms of the grant, and the waiter is then *reserved* until {@link handedOff}; `null` when it cannot take
+   * one (not a lock that grants this way, an unsettled earlier attempt, already reserved).
+   */
+  reserve?(): HandoffTerms | null;
+  /**
+   * The outcome of a reservation: `'granted'` (the script wrote this waiter's hold), `'refused'` (it did not),
+   * `'unknown'` (no reply, or the grant cannot be trusted to have passed nobody: its hold, if it landed, must
+   * be checked and undone before the waiter acts again).
+   */
+  handedOff?(outcome: HandoffOutcome): void;
+}
+
+/** What a handed-off grant writes for its waiter: what the waiter's own acquire would have written. */
+export interface HandoffTerms {
+  /** The waiter's hash field, `<clientUUID>:<threadId>`. */
+  readonly field: string;
+  /** The lease (ms) its own attempt would send. */
+  readonly leaseMs: number;
+  /** `performance.now()` before the grant could be written: its lease runs from no earlier than this. */
+  readonly since: number;
+}
+
+/** How a handoff attempt ended for its candidate (see {@link WaitListener.handedOff}). */
+export type HandoffOutcome = 'granted' | 'refused' | 'unknown';
+
+/**
+ * A release in flight that may hand its lock to this client's longest waiter on the channel
+ * ({@link PublishSubscribe.reserveHandoff}). While it exists the channel's entry has one more reference, so no
+ * UNSUBSCRIBE of it is written (the count of this client's subscriptions the script compares stays true);
+ * {@link settle} must be called exactly once.
+ */
+export class HandoffReservation {
+  #settled = false;
+
+  constructor(
+    private readonly pubsub: PublishSubscribe,
+    private readonly wire: string,
+    private readonly entry: ChannelEntry,
+    private readonly candidate: WaitListener,
+    /** The subscriber connection's epoch when reserved: a change means the subscription may have lapsed. */
+    private readonly epoch: number,
+    readonly terms: HandoffTerms,
+  ) {}
+
+  /** The script's outcome: tells the candidate, then lets the channel go if nobody waits on it any more. */
+  settle(outcome: HandoffOutcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    // The subscriber socket closed meanwhile: this client's subscription may have been gone when the script
+    // counted receivers, so a grant may have passed someone. Treated as unknown: undone if it landed.
+    const trusted = outcome === 'granted' && !this.pubsub.sameEpoch(this.epoch) ? 'unknown' : outcome;
+    this.candidate.handedOff?.(trusted);
+    this.pubsub.unref(this.wire, this.entry, true);
+  }
 }
 
 class ChannelEntry implements ChannelWaiters {
@@ -167,6 +223,21 @@ export class Subscription {
     } else if (abort) {
       this.#offSignal = onAbort(abort, (reason) => this.aborted(reason));
     }
+  }
+
+  /** @internal reserves this waiter for a handoff when it is parked by a listener that takes one. */
+  reserve(): { readonly listener: WaitListener; readonly terms: HandoffTerms } | null {
+    const listener = this.#listener;
+    if (!listener?.reserve || this.signaled) return null;
+    const terms = listener.reserve();
+    return terms ? { listener, terms } : null;
+  }
+
+  /** Ends the parked wait of `listener` without telling it (it decided to go on by itself); false when not parked by it. */
+  unparkFor(listener: WaitListener): boolean {
+    if (this.#listener !== listener) return false;
+    this.#unpark();
+    return true;
   }
 
   /** @internal a message (or a passed-on wake-up) for this waiter: ends its parked wait, else it is banked. */
@@ -341,6 +412,30 @@ export class PublishSubscribe {
     const mine = this.entries.get(wire);
     for (const entry of entriesWaiting.get(wire) ?? []) if (entry !== mine) return true;
     return false;
+  }
+
+  /**
+   * Reserves this client's longest waiter on `channel` for a release that may hand it the lock (direct
+   * handoff, issue 29), when that waiter is parked and takes grants; `null` otherwise (then nothing changes).
+   * Offered only while this client's subscription to the channel is confirmed on the current socket, so it is
+   * one of the receivers the release's PUBLISH counts; the reservation keeps it subscribed until settled.
+   */
+  reserveHandoff(channel: string): HandoffReservation | null {
+    if (this.closed || !this.live) return null;
+    const wire = this.keyPrefix + channel;
+    const entry = this.entries.get(wire);
+    if (!entry?.confirmed || !this.onServer.has(wire)) return null;
+    // Another client of this process waits too: its subscription makes the count larger, no grant can happen.
+    if ((entriesWaiting.get(wire)?.size ?? 0) > 1) return null;
+    const reserved = entry.waiters[0]?.reserve();
+    if (!reserved) return null;
+    entry.refs++;
+    return new HandoffReservation(this, wire, entry, reserved.listener, this.epoch, reserved.terms);
+  }
+
+  /** @internal whether the subscriber connection is still the socket of `epoch` (no close, no reconnect since). */
+  sameEpoch(epoch: number): boolean {
+    return this.live && this.epoch === epoch;
   }
 
   /**

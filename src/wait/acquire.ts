@@ -7,7 +7,7 @@
  */
 import type { ClientContext } from '../ClientContext.js';
 import { MAX_TIMER_MS } from '../config.js';
-import type { Subscription, WaitListener, WaitOutcome } from '../pubsub/PublishSubscribe.js';
+import type { HandoffOutcome, HandoffTerms, Subscription, WaitListener, WaitOutcome } from '../pubsub/PublishSubscribe.js';
 import type { WakePolicy } from '../pubsub/wakePolicies.js';
 import { AbortScope, onAbort, type Canceller } from './AbortScope.js';
 import { traceAcquire, traceWait, waitTraced, type TraceTarget } from '../diagnostics.js';
@@ -61,6 +61,15 @@ export interface AcquireParams<T> {
   settled?(acquired: boolean): void;
   /** What the call is about, for the `redisson-ts:acquire` / `redisson-ts:wait` diagnostics channels. */
   readonly trace?: TraceTarget;
+  /**
+   * Direct handoff (issue 29), for a lock whose release can write this waiter's hold itself: what that grant
+   * writes (what {@link attempt} would send), or `null` when this waiter cannot take one now. Absent: never.
+   */
+  handoffTerms?(): HandoffTerms | null;
+  /** A grant of `terms` landed for this waiting call: its bookkeeping, as after an acquiring attempt; the value. */
+  handedOff?(terms: HandoffTerms): T;
+  /** A grant of `terms` may have landed but is not taken: settle it (undo it if it landed) before the next attempt. */
+  handoffDoubt?(terms: HandoffTerms): void;
 }
 
 /** The outcome of {@link acquire}: the attempt's value, or `null` when the wait ran out. */
@@ -105,6 +114,13 @@ class AcquireRun<T> implements WaitListener {
   // The last refused attempt's retry delay (the holder's TTL; negative: only a message says when).
   #retryAfter = -1;
   #backoff: { next(): number } | null = null;
+  // Direct handoff: the terms while a release that may grant this parked waiter the lock is in flight
+  // (reserved), and what happened to the wait meanwhile (`#deferred`: a wake-up the reply decides on).
+  #handoff: HandoffTerms | null = null;
+  #deferred: WaitOutcome | null = null;
+  #ended = false;
+  // Set synchronously when the call is ending (aborted, ran out) before #end runs a microtask later.
+  #leaving = false;
 
   constructor(
     private readonly p: AcquireParams<T>,
@@ -127,13 +143,66 @@ class AcquireRun<T> implements WaitListener {
 
   /** The parked wait ended (from the subscription: a message, its timer). */
   woke(outcome: WaitOutcome): void {
+    if (this.#handoff !== null) {
+      // Reserved for a grant: the release's reply decides whether to retry. Only the wait running out ends it
+      // now (the grant, if it lands, is then undone: see handedOff); else the wait goes on until the reply.
+      const left = remaining(this.p.waitMs, this.#started);
+      if (outcome === 'timeout' && left <= 0) {
+        this.#leaving = true;
+        void RESOLVED.then(() => this.#end(null));
+        return;
+      }
+      if (outcome === 'woken' || this.#deferred === null) this.#deferred = outcome;
+      this.#sub?.park(Number.isFinite(left) ? Math.ceil(left) : -1, this.#scope, this);
+      return;
+    }
     this.#woken = outcome === 'woken';
     void RESOLVED.then(() => this.step(true));
   }
 
   /** The parked wait was aborted. */
   failed(reason: Error): void {
+    this.#leaving = true;
     void RESOLVED.then(() => this.#end(reason));
+  }
+
+  /** As {@link WaitListener.reserve}: only while parked (no attempt in flight) and not aborted. */
+  reserve(): HandoffTerms | null {
+    if (this.#handoff !== null || this.#ended || this.#leaving || this.#scope.aborted || !this.p.handoffTerms) return null;
+    const terms = this.p.handoffTerms();
+    if (terms === null) return null;
+    this.#handoff = terms;
+    this.#deferred = null;
+    return terms;
+  }
+
+  /** As {@link WaitListener.handedOff}: the reserved release's outcome. */
+  handedOff(outcome: HandoffOutcome): void {
+    const terms = this.#handoff;
+    if (terms === null) return;
+    this.#handoff = null;
+    const { p } = this;
+    if (this.#ended || this.#leaving || this.#scope.aborted) {
+      // The wait ended meanwhile (aborted, ran out, shutdown): a grant nobody takes is released at once, as a
+      // late acquisition is; `handoffDoubt` checks the count and undoes a hold that landed.
+      if (outcome !== 'refused') p.handoffDoubt?.(terms);
+      return;
+    }
+    if (outcome === 'granted' && p.handedOff) {
+      this.#sub?.unparkFor(this);
+      this.#outcome = { value: p.handedOff(terms) };
+      // The release message that reached this waiter while reserved was this grant's: it wakes nobody else.
+      this.#woken = false;
+      this.#deferred = null;
+      void RESOLVED.then(() => this.#end(null));
+      return;
+    }
+    if (outcome === 'unknown') p.handoffDoubt?.(terms);
+    // Not granted: the wake-up the release sent (if it came) or the timer's, as if never reserved; an unknown
+    // outcome retries at once (the attempt settles the doubt first).
+    const deferred = outcome === 'unknown' ? 'woken' : this.#deferred;
+    this.#deferred = null;
+    if (deferred !== null && this.#sub?.unparkFor(this)) this.woke(deferred);
   }
 
   /** Waits `ms` (`-1`: no limit) for a message, or, `null`, ends the call with its outcome. */
@@ -228,10 +297,13 @@ class AcquireRun<T> implements WaitListener {
 
   /** Ends the call: resolves with its outcome (`error` null) or rejects; leaves no subscription, timer or listener. */
   #end(error: Error | null): void {
+    if (this.#ended) return;
+    this.#ended = true;
     const { p } = this;
     const acquired = error === null && this.#outcome !== null;
-    // Acquired: the channel may linger for the next waiter of this client.
-    this.#sub?.release(this.#woken, acquired);
+    // Acquired: the channel may linger for the next waiter of this client. A wake-up deferred by a reservation
+    // still in flight is handed on (if the grant lands, the next waiter's retry is refused: harmless).
+    this.#sub?.release(this.#woken || this.#deferred === 'woken', acquired);
     this.#scope.dispose();
     if (!acquired && p.waitMs !== 0 && p.giveUp) {
       const leaving = p.giveUp();
