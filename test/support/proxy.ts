@@ -16,6 +16,7 @@ export class RedisProxy {
   #accepted = 0;
   readonly #server: Server;
   readonly #pairs = new Set<[Socket, Socket]>();
+  readonly #byIndex = new Map<number, [Socket, Socket]>();
 
   private constructor(server: Server) {
     this.#server = server;
@@ -52,6 +53,14 @@ export class RedisProxy {
     this.#pairs.clear();
   }
 
+  /** Destroys one connection, by the order the proxy accepted them (0 first); the others stay. */
+  drop(index: number): void {
+    const pair = this.#byIndex.get(index);
+    if (!pair) return;
+    for (const socket of pair) socket.destroy();
+    this.#pairs.delete(pair);
+  }
+
   async stop(): Promise<void> {
     this.dropAll();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -62,8 +71,10 @@ export class RedisProxy {
     const upstream = connect(targetPort, '127.0.0.1');
     const pair: [Socket, Socket] = [client, upstream];
     this.#pairs.add(pair);
+    this.#byIndex.set(index, pair);
     const close = (): void => {
       this.#pairs.delete(pair);
+      this.#byIndex.delete(index);
       client.destroy();
       upstream.destroy();
     };

@@ -1,0 +1,274 @@
+/**
+ * Direct handoff (issue 29, docs/design/direct-handoff.md): a release that reached nobody but the releasing
+ * client's own subscription, on a master without replicas, writes the client's longest parked waiter's hold in
+ * the unlock script itself. Every row forces its timing with a {@link CommandGate} on the client's command
+ * connection (the scripts run on the real server; the test decides when they are written and when their replies
+ * are handed on) or with a {@link RedisProxy}: a waiter is parked once its attempts were answered, a woken
+ * waiter's retry is held, so "granted" and "not granted" are told apart by the data in Redis right after the
+ * unlock resolved — the waiter's field with count 1 (granted) or no hash at all (its retry has not run).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { lockChannelName, type Redisson, type RLock } from '../../src/index.js';
+import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
+import { CommandGate } from '../support/commandGate.js';
+import { RedisProxy } from '../support/proxy.js';
+import { replicasOnline } from '../support/replicated.js';
+import { eventually, sleep, uniqueName, useRedis, within } from '../support/redis.js';
+
+const suite = useRedis();
+const LONG_LEASE = 60_000;
+const GUARD_MS = 10_000;
+const gates: CommandGate[] = [];
+const cleanups: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  for (const gate of gates.splice(0)) gate.uninstall();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+const macrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function gate(client: Redisson, ids: Parameters<typeof CommandGate.scripts>[1]): CommandGate {
+  const g = CommandGate.scripts(client.redis, ids);
+  gates.push(g);
+  return g;
+}
+
+/** Lets `n` held commands of `g` run and be answered, in order. */
+async function pass(g: CommandGate, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const held = await within(g.next(), GUARD_MS, 'a held command');
+    await held.send();
+    held.deliver();
+  }
+  // The refused attempt's continuation parks the waiter.
+  await macrotask();
+}
+
+async function numsub(raw: Redis, name: string): Promise<number> {
+  return Number(((await raw.pubsub('NUMSUB', lockChannelName(name))) as [string, number])[1]);
+}
+
+function track<T>(promise: Promise<T>): { readonly promise: Promise<T>; outcome: 'pending' | 'resolved' | 'rejected'; value?: T; error?: unknown } {
+  const state: { promise: Promise<T>; outcome: 'pending' | 'resolved' | 'rejected'; value?: T; error?: unknown } = { promise, outcome: 'pending' };
+  promise.then(
+    (value) => Object.assign(state, { outcome: 'resolved', value }),
+    (error: unknown) => Object.assign(state, { outcome: 'rejected', error }),
+  );
+  return state;
+}
+
+/**
+ * A client, a lock held by owner 1 with a long lease, and owner 2 parked in `lock()` (its first attempt and its
+ * retry after subscribing answered through the gate on tryLockInner, which stays installed: a later retry of
+ * owner 2 is held there).
+ */
+async function heldWithWaiter(options: { client?: Redisson; signal?: AbortSignal } = {}): Promise<{ client: Redisson; lock: RLock; name: string; attempts: CommandGate; waiter: ReturnType<typeof track<void>> }> {
+  const client = options.client ?? suite.clients.client();
+  const name = uniqueName('handoff');
+  const lock = client.getLock(name);
+  await lock.lock(LONG_LEASE, { threadId: 1 });
+  const attempts = gate(client, ['lock/tryLockInner']);
+  const waiter = track(lock.lock(options.signal ? { threadId: 2, signal: options.signal } : { threadId: 2 }));
+  await pass(attempts, 2);
+  return { client, lock, name, attempts, waiter };
+}
+
+describe('direct handoff', () => {
+  it('only this client waits: the unlock writes the waiter’s hold (count 1, its watchdog lease) and the waiter resolves without a retry', async () => {
+    const raw = suite.clients.raw();
+    const { client, lock, name, waiter } = await heldWithWaiter();
+    expect(await numsub(raw, name)).toBe(1);
+    await lock.unlock({ threadId: 1 });
+    // Right after the unlock's reply the waiter's hold is in Redis: its own retry is held by the gate and never sent.
+    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
+    const ttl = await raw.pttl(name);
+    expect(ttl).toBeGreaterThan(25_000); // lockWatchdogTimeout, 30 s, as its own attempt would have sent
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    await within(waiter.promise, GUARD_MS, 'the granted waiter');
+    expect(await lock.isHeldByThread(2)).toBe(true);
+    await lock.unlock({ threadId: 2 });
+    expect(await raw.exists(name)).toBe(0);
+  });
+
+  it('a waiter with a lease gets that lease', async () => {
+    const raw = suite.clients.raw();
+    const client = suite.clients.client();
+    const name = uniqueName('handoff-lease');
+    const lock = client.getLock(name);
+    await lock.lock(LONG_LEASE, { threadId: 1 });
+    const attempts = gate(client, ['lock/tryLockInner']);
+    const waiter = track(lock.lock(5_000, { threadId: 2 }));
+    await pass(attempts, 2);
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
+    const ttl = await raw.pttl(name);
+    expect(ttl).toBeGreaterThan(4_000);
+    expect(ttl).toBeLessThanOrEqual(5_000);
+    await within(waiter.promise, GUARD_MS, 'the granted waiter');
+    await lock.unlock({ threadId: 2 });
+  });
+
+  it('three parked waiters are granted the lock in the order they came, each by the previous holder’s unlock', async () => {
+    const raw = suite.clients.raw();
+    const { client, lock, name, attempts, waiter } = await heldWithWaiter();
+    const third = track(lock.lock({ threadId: 3 }));
+    await pass(attempts, 1); // the channel is subscribed: it joins and waits after one attempt
+    const fourth = track(lock.lock({ threadId: 4 }));
+    await pass(attempts, 1);
+    const order: number[] = [];
+    for (const [owner, next] of [[1, waiter], [2, third], [3, fourth]] as const) {
+      await lock.unlock({ threadId: owner });
+      await within(next.promise, GUARD_MS, `owner ${owner + 1}`);
+      const fields = Object.keys(await raw.hgetall(name));
+      order.push(Number(fields[0]?.slice(client.getId().length + 1)));
+    }
+    expect(order).toEqual([2, 3, 4]);
+    await lock.unlock({ threadId: 4 });
+  });
+
+  it('directHandoff: false: the release only publishes; the waiter takes the lock by its own retry', async () => {
+    const raw = suite.clients.raw();
+    const { lock, name, attempts, waiter } = await heldWithWaiter({ client: suite.clients.client({ directHandoff: false }) });
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.exists(name)).toBe(0);
+    await pass(attempts, 1); // the woken waiter's retry
+    await within(waiter.promise, GUARD_MS, 'the woken waiter');
+    await lock.unlock({ threadId: 2 });
+  });
+
+  describe.each([
+    ['before the waiter parks', true],
+    ['after the waiter parked', false],
+  ])('a subscriber of another connection on the channel, subscribed %s', (_, first) => {
+    it('is never passed: no grant, the release wakes both, the local waiter takes the lock by its retry', async () => {
+      const raw = suite.clients.raw();
+      const other = suite.clients.raw();
+      const messages: string[] = [];
+      other.on('message', (_channel: string, message: string) => void messages.push(message));
+      const client = suite.clients.client();
+      const name = uniqueName('handoff-remote');
+      const lock = client.getLock(name);
+      await lock.lock(LONG_LEASE, { threadId: 1 });
+      if (first) await other.subscribe(lockChannelName(name));
+      const attempts = gate(client, ['lock/tryLockInner']);
+      const waiter = track(lock.lock({ threadId: 2 }));
+      await pass(attempts, 2);
+      if (!first) await other.subscribe(lockChannelName(name));
+      expect(await numsub(raw, name)).toBe(2);
+      await lock.unlock({ threadId: 1 });
+      expect(await raw.exists(name)).toBe(0); // released, not granted
+      await eventually(() => messages.length === 1, GUARD_MS, 'the release message at the other subscriber');
+      expect(messages).toEqual(['0']);
+      await pass(attempts, 1);
+      await within(waiter.promise, GUARD_MS, 'the woken waiter');
+      await lock.unlock({ threadId: 2 });
+    });
+  });
+
+  it('the pin: while the unlock script is held, the candidate leaves, the linger runs out and another connection subscribes: no UNSUBSCRIBE is written before the reply, and no grant happens', async () => {
+    const raw = suite.clients.raw();
+    const other = suite.clients.raw();
+    const client = suite.clients.client({ subscriptionLinger: 20 });
+    const controller = new AbortController();
+    const { lock, name, waiter } = await heldWithWaiter({ client, signal: controller.signal });
+    const unlocks = gate(client, ['lock/unlockHandoff']);
+    const unlocking = lock.unlock({ threadId: 1 });
+    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+    controller.abort();
+    await expect(waiter.promise).rejects.toThrow();
+    await sleep(100); // five lingers
+    await other.subscribe(lockChannelName(name));
+    // Ours is still subscribed: the reservation keeps the channel until the reply.
+    expect(await numsub(raw, name)).toBe(2);
+    expect(await held.send()).toBe(1); // released, not granted: the count was 2
+    held.deliver();
+    await unlocking;
+    expect(await raw.exists(name)).toBe(0);
+    await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'our UNSUBSCRIBE after the reply');
+  });
+
+  describe.each([
+    ['aborted', 'abort'],
+    ['timed out', 'timeout'],
+  ])('a candidate %s while the unlock script is held', (_, how) => {
+    it('the grant is released at once and the next waiter acquires', async () => {
+      const raw = suite.clients.raw();
+      const client = suite.clients.client();
+      const name = uniqueName(`handoff-${how}`);
+      const lock = client.getLock(name);
+      await lock.lock(LONG_LEASE, { threadId: 1 });
+      const attempts = gate(client, ['lock/tryLockInner']);
+      const controller = new AbortController();
+      const candidate = track<unknown>(how === 'abort' ? lock.lock({ threadId: 2, signal: controller.signal }) : lock.tryLock(2_000, { threadId: 2 }));
+      await pass(attempts, 2);
+      const next = track(lock.lock({ threadId: 3 }));
+      await pass(attempts, 1);
+      attempts.uninstall();
+      const unlocks = gate(client, ['lock/unlockHandoff']);
+      const unlocking = lock.unlock({ threadId: 1 });
+      const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+      if (how === 'abort') {
+        controller.abort();
+        await expect(candidate.promise).rejects.toThrow();
+      } else {
+        expect(await within(candidate.promise, GUARD_MS, 'the timed-out candidate')).toBe(false);
+      }
+      // The script runs after the candidate gave up: it still grants (only this client is subscribed)...
+      expect(await held.send()).toBe(3);
+      expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
+      unlocks.uninstall();
+      held.deliver();
+      await unlocking;
+      // ...and the grant nobody takes is released at once: the next waiter acquires (the grant's lease is 30 s).
+      await within(next.promise, GUARD_MS, 'the next waiter');
+      expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:3`]: '1' });
+      expect(await lock.isHeldByThread(2)).toBe(false);
+      await lock.unlock({ threadId: 3 });
+    });
+  });
+
+  it('a lost reply: the re-sent unlock returns the latch’s outcome, and the grant is taken once (exactly one holder, count 1)', async () => {
+    const raw = suite.clients.raw();
+    const proxy = await RedisProxy.start(suite.redis.port);
+    cleanups.push(() => proxy.stop());
+    const client = suite.clients.client({ redis: proxy.url, timeout: 10_000 });
+    client.redis.on('error', () => undefined);
+    const { lock, name, waiter } = await heldWithWaiter({ client });
+    expect(proxy.connections).toBe(2); // the command connection (first), the subscriber
+    proxy.replyDelayOf.set(0, 60_000); // the command connection's replies are held from now on
+    const unlocking = track(lock.unlock({ threadId: 1 }));
+    // The script ran (the grant is in Redis) but its reply is held: drop the command connection only.
+    await eventually(async () => (await raw.hexists(name, `${client.getId()}:2`)) === 1, GUARD_MS, 'the grant in Redis');
+    proxy.drop(0);
+    await within(unlocking.promise, GUARD_MS, 'the re-sent unlock');
+    await within(waiter.promise, GUARD_MS, 'the granted waiter');
+    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
+    expect(await lock.isHeldByThread(2)).toBe(true);
+    await lock.unlock({ threadId: 2 });
+    expect(await raw.exists(name)).toBe(0);
+  });
+});
+
+describe('a master with a replica', () => {
+  it('never grants: the release only publishes (a subscriber on the replica would get it, uncounted)', async () => {
+    const master = await RedisServerProcess.start();
+    const replica = await RedisServerProcess.start({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+    cleanups.push(async () => {
+      await replica.stop();
+      await master.stop();
+    });
+    const direct = new Redis({ port: master.port });
+    cleanups.push(() => Promise.resolve(direct.disconnect()));
+    await replicasOnline(direct, 1);
+    const client = suite.clients.client({ redis: master.url });
+    const { lock, name, attempts, waiter } = await heldWithWaiter({ client });
+    expect(await numsub(direct, name)).toBe(1); // only ours on the master: the count alone would allow a grant
+    await lock.unlock({ threadId: 1 });
+    expect(await direct.exists(name)).toBe(0);
+    await pass(attempts, 1);
+    await within(waiter.promise, GUARD_MS, 'the woken waiter');
+    await lock.unlock({ threadId: 2 });
+  });
+});
