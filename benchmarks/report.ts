@@ -356,6 +356,7 @@ function familySection(f: FamilyResult): string[] {
 
 const COLORS: Record<ImplName, string> = {
   'redisson-ts': '#d62728',
+  'redisson-ts@no-handoff': '#ff9896',
   'redisson-ts@ioredis6': '#e377c2',
   'redisson-ts@iovalkey': '#8c564b',
   'redisson-ts@node-redis': '#bcbd22',

@@ -162,6 +162,27 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     met: w ? w.finished && w.errors === 0 && w.timersLeft <= 0 && w.subscriptionsLeft === 0 : null,
   });
 
+  // Issue 29, direct handoff: the same-client handoff, and W owners on one client in the users' shape.
+  out.push({
+    target: 'handoff within one process (same client) p50 ≤ 1.3 × raw PING p50 (issue 29, direct handoff)',
+    measured: `${r2(local / ping)} × (${r2(local)} µs)${res.handoff?.local['redisson-ts@no-handoff'] === undefined ? '' : `; with directHandoff: false ${r2(res.handoff.local['redisson-ts@no-handoff'].p50 / ping)} ×`}`,
+    met: Number.isFinite(local / ping) ? local / ping <= 1.3 : null,
+  });
+  for (const workers of [2, 16, 64]) {
+    const oneClient = (impl: ImplName): ContentionRowLike | undefined => res.users?.[impl]?.find((r) => r.workers === workers && !r.clientPerOwner);
+    const mine = oneClient(ours);
+    const theirs = oneClient('redis-semaphore');
+    const before = oneClient('redisson-ts@no-handoff');
+    out.push({
+      target: `W owners on one client (users' shape), W=${workers}: ops/s ≥ redis-semaphore's (issue 29)`,
+      measured:
+        mine && theirs
+          ? `${Math.round(mine.opsPerSec)} vs ${Math.round(theirs.opsPerSec)} ops/s (${r2(mine.opsPerSec / theirs.opsPerSec)}×), per-owner min/max ${mine.minOps}/${mine.maxOps}${before ? `; with directHandoff: false ${Math.round(before.opsPerSec)} ops/s, ${before.minOps}/${before.maxOps}` : ''}`
+          : 'n/a',
+      met: mine && theirs ? mine.opsPerSec >= theirs.opsPerSec : null,
+    });
+  }
+
   // Issue 25/29: no driver slower than ioredis (the default client, `redisson-ts`), in the same run.
   for (const driver of ['redisson-ts@ioredis6', 'redisson-ts@iovalkey', 'redisson-ts@node-redis'] as const satisfies readonly ImplName[]) {
     const theirPair = res.uncontended?.rows[driver]?.pair.p50 ?? NaN;
@@ -178,4 +199,13 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
     });
   }
   return out;
+}
+
+/** What the issue 29 rows read of a contention row. */
+interface ContentionRowLike {
+  readonly workers: number;
+  readonly opsPerSec: number;
+  readonly minOps: number;
+  readonly maxOps: number;
+  readonly clientPerOwner?: boolean;
 }

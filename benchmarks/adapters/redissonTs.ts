@@ -97,6 +97,30 @@ export const redissonTsNodeRedis = onDriver('redisson-ts@node-redis', 'redis', '
   return Object.assign(client, { disconnect: () => client.destroy() });
 });
 
+/**
+ * redisson-ts with `directHandoff: false` (issue 29): every release only publishes, as before the direct
+ * handoff — the "before" of that change, measured in the same rounds as `redisson-ts`. Never a peer.
+ */
+export const redissonTsNoHandoff: Implementation = {
+  name: 'redisson-ts@no-handoff',
+  version: () => packageVersion('.'),
+  settings: 'as redisson-ts, with directHandoff: false (a release only publishes; the woken waiter retries)',
+  scenarios: ['uncontended', 'handoff', 'contention', 'clients', 'users'],
+  async open(options): Promise<LockClient> {
+    const { Redisson } = await library();
+    const client = Redisson.create({
+      redis: options.url,
+      directHandoff: false,
+      ...(options.watchdogMs === undefined ? {} : { lockWatchdogTimeout: options.watchdogMs }),
+    });
+    const ready = new Map<string, Promise<unknown>>();
+    return {
+      handle: (name, _owner, kind = 'lock') => familyHandle(client, name, kind, ready),
+      close: () => client.shutdown(),
+    };
+  },
+};
+
 export const redissonTs: Implementation = {
   name: 'redisson-ts',
   version: () => packageVersion('.'),

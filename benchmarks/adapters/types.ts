@@ -5,7 +5,7 @@
  */
 
 /** Implementations, in the order tables list them. */
-export const IMPLEMENTATIONS = ['redisson-ts', 'redisson-ts@ioredis6', 'redisson-ts@iovalkey', 'redisson-ts@node-redis', 'node-redisson', 'redis-semaphore', 'redlock', 'java-redisson', 'bare-protocol'] as const;
+export const IMPLEMENTATIONS = ['redisson-ts', 'redisson-ts@no-handoff', 'redisson-ts@ioredis6', 'redisson-ts@iovalkey', 'redisson-ts@node-redis', 'node-redisson', 'redis-semaphore', 'redlock', 'java-redisson', 'bare-protocol'] as const;
 export type ImplName = (typeof IMPLEMENTATIONS)[number];
 
 export interface OpenOptions {
