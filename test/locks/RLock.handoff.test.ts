@@ -248,6 +248,7 @@ describe('direct handoff', () => {
     expect(await lock.isHeldByThread(2)).toBe(true);
     await lock.unlock({ threadId: 2 });
     expect(await raw.exists(name)).toBe(0);
+    await client.shutdown(); // before the proxy stops
   });
 });
 
@@ -270,5 +271,6 @@ describe('a master with a replica', () => {
     await pass(attempts, 1);
     await within(waiter.promise, GUARD_MS, 'the woken waiter');
     await lock.unlock({ threadId: 2 });
+    await client.shutdown(); // before its servers stop
   });
 });
