@@ -223,6 +223,13 @@ describe('options objects (issue 8, defect 7)', () => {
     redis.disconnect();
   });
 
+  it('directHandoff: on by default, a boolean, nothing else', () => {
+    expect(resolveOptions({}).directHandoff).toBe(true);
+    expect(resolveOptions({ directHandoff: false }).directHandoff).toBe(false);
+    expect(() => Redisson.create({ directHandoff: 'no' as never })).toThrow(TypeError);
+    expect(() => Redisson.create({ directHandoff: null as never })).toThrow('Expected `directHandoff` to be a boolean, got `null` (null)');
+  });
+
   it('subscriptionLinger: 0 turns it off, a whole number of ms up to setTimeout\'s ceiling, nothing else', () => {
     expect(resolveOptions({}).subscriptionLinger).toBe(100);
     expect(resolveOptions({ subscriptionLinger: 0 }).subscriptionLinger).toBe(0);
