@@ -41,7 +41,7 @@ export class RLock extends BaseLock {
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
     const { ctx } = this;
     // Direct handoff (issue 29): this client's longest waiter is parked on the channel; see unlockHandoff.
-    const handoff = ctx.options.directHandoff && ctx.executor.countsEverySubscriber() ? ctx.pubsub.reserveHandoff(this.#channel) : null;
+    const handoff = ctx.options.directHandoff && ctx.executor.countsEverySubscriber() ? ctx.pubsub.reserveHandoff(this.#channel, String(UNLOCK_MESSAGE)) : null;
     if (handoff === null) return lockUnlockInner(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
     return unlockHandoff(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl, handoff);
   }

@@ -108,6 +108,10 @@ export class HandoffReservation {
     /** The subscriber connection's epoch when reserved: a change means the subscription may have lapsed. */
     private readonly epoch: number,
     readonly terms: HandoffTerms,
+    /** The release message the script publishes. */
+    private readonly message: string,
+    /** The entry's messages received when reserved. */
+    private readonly received: number,
   ) {}
 
   /** The script's outcome: tells the candidate, then lets the channel go if nobody waits on it any more. */
@@ -117,6 +121,10 @@ export class HandoffReservation {
     // The subscriber socket closed meanwhile: this client's subscription may have been gone when the script
     // counted receivers, so a grant may have passed someone. Treated as unknown: undone if it landed.
     const trusted = outcome === 'granted' && !this.pubsub.sameEpoch(this.epoch) ? 'unknown' : outcome;
+    // Granted and no message came meanwhile: the next message on this socket is the script's own release (a
+    // socket delivers in order; the script counted this subscription as its one receiver). It announces a lock
+    // that is already taken: it wakes nobody (else the next waiter would retry for nothing).
+    if (trusted === 'granted' && this.entry.received === this.received) this.entry.absorbing = this.message;
     this.candidate.handedOff?.(trusted);
     this.pubsub.unref(this.wire, this.entry, true);
   }
@@ -130,10 +138,23 @@ class ChannelEntry implements ChannelWaiters {
   confirmed = false;
   /** Set while the entry has no waiters and lingers before its UNSUBSCRIBE. */
   linger: NodeJS.Timeout | null = null;
+  /** Messages received on the current socket (see {@link HandoffReservation}). */
+  received = 0;
+  /** A message to drop when it is the next one: a handed-off release's own (see {@link HandoffReservation.settle}). */
+  absorbing: string | null = null;
 
   constructor(readonly policy: WakePolicy) {
     // Holders may have left before it settles (abort, timeout): a rejection nobody awaits is not an error.
     this.ready.promise.catch(() => undefined);
+  }
+
+  /** A message of the channel: wakes waiters by the policy, unless it is the one to absorb. */
+  receive(message: string): void {
+    this.received++;
+    const absorbing = this.absorbing;
+    this.absorbing = null;
+    if (absorbing === message) return;
+    this.policy.onMessage(message, this);
   }
 
   wakeOne(): void {
@@ -366,8 +387,11 @@ export class PublishSubscribe {
       this.live = false;
       this.onServer.clear();
       this.patternsOnServer.clear();
-      // A lingering channel has nobody to re-subscribe for.
-      for (const [wire, entry] of this.entries) if (entry.linger) this.drop(wire, entry);
+      // A lingering channel has nobody to re-subscribe for. A message to absorb will not come on a new socket.
+      for (const [wire, entry] of this.entries) {
+        entry.absorbing = null;
+        if (entry.linger) this.drop(wire, entry);
+      }
     });
   }
 
@@ -420,7 +444,7 @@ export class PublishSubscribe {
    * Offered only while this client's subscription to the channel is confirmed on the current socket, so it is
    * one of the receivers the release's PUBLISH counts; the reservation keeps it subscribed until settled.
    */
-  reserveHandoff(channel: string): HandoffReservation | null {
+  reserveHandoff(channel: string, message: string): HandoffReservation | null {
     if (this.closed || !this.live) return null;
     const wire = this.keyPrefix + channel;
     const entry = this.entries.get(wire);
@@ -430,7 +454,7 @@ export class PublishSubscribe {
     const reserved = entry.waiters[0]?.reserve();
     if (!reserved) return null;
     entry.refs++;
-    return new HandoffReservation(this, wire, entry, reserved.listener, this.epoch, reserved.terms);
+    return new HandoffReservation(this, wire, entry, reserved.listener, this.epoch, reserved.terms, message, entry.received);
   }
 
   /** @internal whether the subscriber connection is still the socket of `epoch` (no close, no reconnect since). */
@@ -479,7 +503,7 @@ export class PublishSubscribe {
     if (!entry) {
       entry = new ChannelEntry(policy);
       const created = entry;
-      this.messages.on(wire, (message) => created.policy.onMessage(message, created));
+      this.messages.on(wire, (message) => created.receive(message));
       this.entries.set(wire, entry);
       if (this.subscriber.status === 'wait') this.subscriber.connect().catch(() => undefined);
       this.reconcile();
