@@ -70,7 +70,8 @@ async function heldWithWaiter(options: { client?: Redisson; signal?: AbortSignal
   const lock = client.getLock(name);
   await lock.lock(LONG_LEASE, { threadId: 1 });
   const attempts = gate(client, ['lock/tryLockInner']);
-  const waiter = track(lock.lock(options.signal ? { threadId: 2, signal: options.signal } : { threadId: 2 }));
+  // An object of its own, as a request handler's getLock(name): its lease is the watchdog's, not the holder's 60 s.
+  const waiter = track(client.getLock(name).lock(options.signal ? { threadId: 2, signal: options.signal } : { threadId: 2 }));
   await pass(attempts, 2);
   return { client, lock, name, attempts, waiter };
 }
@@ -99,7 +100,7 @@ describe('direct handoff', () => {
     const lock = client.getLock(name);
     await lock.lock(LONG_LEASE, { threadId: 1 });
     const attempts = gate(client, ['lock/tryLockInner']);
-    const waiter = track(lock.lock(5_000, { threadId: 2 }));
+    const waiter = track(client.getLock(name).lock(5_000, { threadId: 2 }));
     await pass(attempts, 2);
     await lock.unlock({ threadId: 1 });
     expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
@@ -153,7 +154,7 @@ describe('direct handoff', () => {
       await lock.lock(LONG_LEASE, { threadId: 1 });
       if (first) await other.subscribe(lockChannelName(name));
       const attempts = gate(client, ['lock/tryLockInner']);
-      const waiter = track(lock.lock({ threadId: 2 }));
+      const waiter = track(client.getLock(name).lock({ threadId: 2 }));
       await pass(attempts, 2);
       if (!first) await other.subscribe(lockChannelName(name));
       expect(await numsub(raw, name)).toBe(2);
