@@ -98,6 +98,9 @@ export abstract class BaseLock<T = void> extends RExpirable {
   readonly #auto: AutoOwners;
   /** Redisson's `internalLockLeaseTime`: the TTL a reentrant unlock leaves behind. */
   protected internalLockLeaseTime: number;
+  // Bumped whenever a leased hold sets internalLockLeaseTime: a release's reset must not undo the lease of a hold
+  // taken meanwhile (a waiter of this object granted by this very release: direct handoff).
+  #leaseSets = 0;
 
   /**
    * @internal obtained from the client's `get…` methods.
@@ -518,6 +521,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
     const doubt = holds.settle(key);
     if (doubt) await doubt;
     const leaseAfter = this.internalLockLeaseTime;
+    const leaseSets = this.#leaseSets;
     let result: unknown;
     // Until this unlock's outcome is in, a renewal finding the field gone may be seeing this very unlock.
     renewal.releasing(kind, this.rawName, field);
@@ -538,7 +542,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       renewal.remove(kind, this.rawName, field);
       holds.unlocked(key, result === STILL_HELD, renewal.renews(kind, this.rawName, field) ? Infinity : performance.now() + leaseAfter);
       // As Redisson, whose reply is a Boolean: only a released lock resets the lease (its OWNER_LEFT is 0).
-      if (result === RELEASED) this.internalLockLeaseTime = config.lockWatchdogTimeout;
+      if (result === RELEASED && this.#leaseSets === leaseSets) this.internalLockLeaseTime = config.lockWatchdogTimeout;
       return result;
     }
     holds.unlocked(key, false, 0);
@@ -597,6 +601,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
     if (leaseMs <= 0) renewal.add(kind, this.rawName, field, threadId);
     else {
       this.internalLockLeaseTime = leaseMs;
+      this.#leaseSets++;
       renewal.clearLost(kind, this.rawName, field);
     }
     holds.acquired(HoldLedger.key(this.rawName, field), renewal.renews(kind, this.rawName, field) ? Infinity : started + lease);
