@@ -56,6 +56,10 @@ async function parked(key) {
   throw new Error('nobody subscribed for ' + key);
 }
 
+// Locks are taken with a 10-minute lease: a waiter that missed the release message would wait out the holder's
+// lease (its last attempt's TTL) and outlive the test, instead of being served after a 30 s watchdog lease.
+const LEASE = 600_000;
+
 // The holder takes \`key\`, the waiter waits for it, the holder gives it back: the waiter must then have it.
 // One object per client (a lock object's hold is its owner).
 async function handOff(key, make, take, give, held) {
@@ -73,13 +77,13 @@ async function handOff(key, make, take, give, held) {
 
 try {
   const lockName = name + ':lock';
-  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', lockName)) === 0;
+  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', lockName)) === 0;
   const semName = name + ':semaphore';
   const sem = holder.getSemaphore(semName);
   await sem.trySetPermits(1);
   const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
   const fairName = name + ':fair';
-  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', fairName)) === 0;
+  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', fairName)) === 0;
   const version = createRequire(import.meta.url)('${driver}/package.json').version;
   const resp = /resp=(\\d)/.exec(await call('CLIENT', 'INFO'))[1];
   console.log(JSON.stringify({ driver: '${driver}', version, resp, woken: { lock, semaphore, fairLock } }));
