@@ -6,46 +6,20 @@
  * `Redis` with `sentinels`), the waiter Redisson's own from options; a lock, a semaphore and a fair lock are
  * handed from one to the other through the topology's pub/sub. The single-server apps are drivers.test.ts'.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { cleanEnv as packEnv, packOnce } from '../support/pack.js';
+import { packOnce } from '../support/pack.js';
 import { uniqueName } from '../support/redis.js';
 import { startSentinelSet, type SentinelSet } from '../support/sentinel.js';
+import { cleanEnv, npmInstall, PEER_TROUBLE, run, type Result } from './appRun.js';
 import { TOPOLOGY_APP, topologyAppSource, type Topology, type TopologyAppReport } from './topologyApp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const versionOf = (pkg: string): string => (JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
-const PEER_TROUBLE = /ERESOLVE|peer dep|overriding peer|Conflicting peer|invalid: /i;
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** pack.ts' environment without a driver leg's NODE_OPTIONS. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = packEnv(extra);
-  delete env['NODE_OPTIONS'];
-  return env;
-}
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 const APPS = [
   { driver: 'redis', version: versionOf('redis') },
@@ -68,7 +42,7 @@ beforeAll(async () => {
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: `topology-${driver}`, private: true, type: 'module' }));
     writeFileSync(join(project, TOPOLOGY_APP), topologyAppSource(driver));
-    installs.set(driver, await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'warn', tarball, `${driver}@${version}`], project));
+    installs.set(driver, await npmInstall(project, [tarball, `${driver}@${version}`]));
   }
 }, 300_000);
 

@@ -11,7 +11,7 @@
  * the Sentinels), `MASTER_NAME` (Sentinel), `DATA_PORTS` (JSON: every data node's port, asked who is subscribed),
  * `LOCK_NAME`.
  */
-import type { AppDriver } from './driverApp.js';
+import { HAND_OFFS_SOURCE, type AppDriver } from './driverApp.js';
 
 export type Topology = 'cluster' | 'sentinel';
 
@@ -79,33 +79,8 @@ async function exists(key) {
   return false;
 }
 
-// Locks are taken with a 10-minute lease: a waiter that missed the release message would wait out the holder's
-// lease (its last attempt's TTL) and outlive the test, instead of being served after a 30 s watchdog lease.
-const LEASE = 600_000;
-
-// The holder takes \`key\`, the waiter waits for it, the holder gives it back: the waiter must then have it.
-async function handOff(key, make, take, give, held) {
-  const [mine, theirs] = [make(holder), make(waiter)];
-  await take(mine);
-  const waiting = take(theirs);
-  waiting.catch(() => undefined); // awaited below; an early failure must not go unhandled
-  await parked(key);
-  await give(mine);
-  await waiting;
-  const ok = await held(theirs);
-  await give(theirs);
-  return ok;
-}
-
 try {
-  const lockName = name + ':lock';
-  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && !(await exists(lockName));
-  const semName = name + ':semaphore';
-  const sem = holder.getSemaphore(semName);
-  await sem.trySetPermits(1);
-  const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
-  const fairName = name + ':fair';
-  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && !(await exists(fairName));
+${HAND_OFFS_SOURCE}
   console.log(JSON.stringify({ driver: '${driver}', topology, woken: { lock, semaphore, fairLock } }));
 } finally {
   await Promise.all([holder.shutdown(), waiter.shutdown()]);
