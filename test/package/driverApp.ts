@@ -24,6 +24,41 @@ export interface DriverAppReport {
 
 export const DRIVER_APP = 'app.mjs';
 
+/**
+ * App source shared by the apps (this one and ./topologyApp.ts), placed in their `try` block: hands a lock, a
+ * semaphore and a fair lock from \`holder\` to \`waiter\` (the app's two Redisson clients) and sets \`lock\`,
+ * \`semaphore\` and \`fairLock\` to whether each was handed over and was gone from Redis after. It uses the app's
+ * \`name\`, \`parked(key)\` (resolves once someone is subscribed for the key) and \`exists(key)\`.
+ */
+export const HAND_OFFS_SOURCE = `// Locks are taken with a 10-minute lease: a waiter that missed the release message would wait out the holder's
+// lease (its last attempt's TTL) and outlive the test, instead of being served after a 30 s watchdog lease.
+const LEASE = 600_000;
+
+// The holder takes \`key\`, the waiter waits for it, the holder gives it back: the waiter must then have it.
+// One object per client (a lock object's hold is its owner).
+async function handOff(key, make, take, give, held) {
+  const [mine, theirs] = [make(holder), make(waiter)];
+  await take(mine);
+  const waiting = take(theirs);
+  waiting.catch(() => undefined); // awaited below; an early failure must not go unhandled
+  await parked(key);
+  await give(mine);
+  await waiting;
+  const ok = await held(theirs);
+  await give(theirs);
+  return ok;
+}
+
+const lockName = name + ':lock';
+const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && !(await exists(lockName));
+const semName = name + ':semaphore';
+const sem = holder.getSemaphore(semName);
+await sem.trySetPermits(1);
+const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
+const fairName = name + ':fair';
+const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(LEASE), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && !(await exists(fairName));
+`;
+
 /** The app's source for `driver`. */
 export function driverAppSource(driver: AppDriver): string {
   const connect = driver === 'ioredis' ? 'url' : 'new Redis(url)';
@@ -56,30 +91,11 @@ async function parked(key) {
   throw new Error('nobody subscribed for ' + key);
 }
 
-// The holder takes \`key\`, the waiter waits for it, the holder gives it back: the waiter must then have it.
-// One object per client (a lock object's hold is its owner).
-async function handOff(key, make, take, give, held) {
-  const [mine, theirs] = [make(holder), make(waiter)];
-  await take(mine);
-  const waiting = take(theirs);
-  waiting.catch(() => undefined); // awaited below; an early failure must not go unhandled
-  await parked(key);
-  await give(mine);
-  await waiting;
-  const ok = await held(theirs);
-  await give(theirs);
-  return ok;
-}
+// exists(key): whether the key is still there.
+const exists = async (key) => Number(await call('EXISTS', key)) === 1;
 
 try {
-  const lockName = name + ':lock';
-  const lock = (await handOff(lockName, (c) => c.getLock(lockName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', lockName)) === 0;
-  const semName = name + ':semaphore';
-  const sem = holder.getSemaphore(semName);
-  await sem.trySetPermits(1);
-  const semaphore = (await handOff(semName, (c) => c.getSemaphore(semName), (s) => s.acquire(), (s) => s.release(), async (s) => (await s.availablePermits()) === 0)) && (await sem.availablePermits()) === 1 && (await sem.delete());
-  const fairName = name + ':fair';
-  const fairLock = (await handOff(fairName, (c) => c.getFairLock(fairName), (l) => l.lock(), (l) => l.unlock(), (l) => l.isHeldByCurrentThread())) && Number(await call('EXISTS', fairName)) === 0;
+${HAND_OFFS_SOURCE}
   const version = createRequire(import.meta.url)('${driver}/package.json').version;
   const resp = /resp=(\\d)/.exec(await call('CLIENT', 'INFO'))[1];
   console.log(JSON.stringify({ driver: '${driver}', version, resp, woken: { lock, semaphore, fairLock } }));

@@ -9,14 +9,14 @@
  * options or nodes). `npm install <tarball> redis@<pinned 6.x>` (node-redis, the other optional peer) likewise,
  * with no ioredis installed: its app hands `createClient()` clients to Redisson.create.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv as packEnv, packOnce } from '../support/pack.js';
+import { packOnce } from '../support/pack.js';
 import { uniqueName, useRedis } from '../support/redis.js';
+import { cleanEnv, npmInstall, PEER_TROUBLE, run, type Result } from './appRun.js';
 import { DRIVER_APP, driverAppSource, type AppDriver, type DriverAppReport } from './driverApp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,35 +26,6 @@ const SIX = versionOf('ioredis-6');
 const FLOOR = versionOf('ioredis-lowest');
 const VALKEY = versionOf('iovalkey');
 const NODE_REDIS = versionOf('redis');
-// What npm prints when the peer range does not admit the ioredis installed beside us.
-const PEER_TROUBLE = /ERESOLVE|peer dep|overriding peer|Conflicting peer|invalid: /i;
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** pack.ts' environment (no `npm_*` variables of an enclosing `npm test`) without a driver leg's NODE_OPTIONS. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = packEnv(extra);
-  delete env['NODE_OPTIONS'];
-  return env;
-}
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-const npmInstall = (cwd: string, deps: string[]): Promise<Result> => run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel', 'warn', ...deps], cwd);
 
 const suite = useRedis();
 let work = '';

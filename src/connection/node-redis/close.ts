@@ -12,17 +12,27 @@ export async function closeClient(client: NodeRedisClient, timeoutMs: number): P
     return;
   }
   if (client.isReady) {
-    let timer: NodeJS.Timeout | undefined;
-    const closed = client.close().then(
-      () => true,
-      () => false,
-    );
-    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const clean = await Promise.race([closed, timedOut]);
-    clearTimeout(timer);
-    if (clean) return;
+    if (await closeWithin(() => client.close(), timeoutMs)) return;
   }
   destroy(client);
+}
+
+/**
+ * Whether `close` (a node-redis `close()`: pending replies first) settled cleanly within `timeoutMs`; false when it
+ * failed or took longer (the caller then destroys what is left). Leaves no timer behind.
+ */
+export async function closeWithin(close: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const closed = close().then(
+    () => true,
+    () => false,
+  );
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    return await Promise.race([closed, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** `destroy()`, which 5.x refuses (ClientClosedError) on a client that is not open: nothing is left to drop then. */
@@ -44,15 +54,7 @@ interface ClosableCluster {
 /** `close()` of a cluster client we own (every node's pending replies first), at most `timeoutMs`; else `destroy()`. */
 export async function closeCluster(cluster: ClosableCluster, timeoutMs: number): Promise<void> {
   if (cluster.isOpen) {
-    let timer: NodeJS.Timeout | undefined;
-    const closed = cluster.close().then(
-      () => true,
-      () => false,
-    );
-    const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const clean = await Promise.race([closed, timedOut]);
-    clearTimeout(timer);
-    if (clean) return;
+    if (await closeWithin(() => cluster.close(), timeoutMs)) return;
   }
   try {
     cluster.destroy();

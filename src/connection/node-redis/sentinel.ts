@@ -10,7 +10,7 @@
  * once and wakes its waiters), and the held commands go. Writes are followed by `WAIT` (`replicated`).
  */
 import type { CommandGate, Connections, MasterSwitch, WaiterWaker } from '../driver.js';
-import { closeClient } from './close.js';
+import { closeClient, closeWithin } from './close.js';
 import { loadNodeRedis } from './nodeRedisModule.js';
 import { SentinelCommandConnection } from './SentinelCommand.js';
 import { SentinelSubscriber } from './SentinelSubscriber.js';
@@ -224,13 +224,5 @@ async function closeSentinel(sentinel: NodeRedisSentinel, timeoutMs: number): Pr
     await Promise.resolve(sentinel.destroy()).catch(() => undefined);
     return;
   }
-  let timer: NodeJS.Timeout | undefined;
-  const closed = sentinel.close().then(
-    () => true,
-    () => false,
-  );
-  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-  const clean = await Promise.race([closed, timedOut]);
-  clearTimeout(timer);
-  if (!clean) await Promise.resolve(sentinel.destroy()).catch(() => undefined);
+  if (!(await closeWithin(() => sentinel.close(), timeoutMs))) await Promise.resolve(sentinel.destroy()).catch(() => undefined);
 }
