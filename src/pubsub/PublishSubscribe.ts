@@ -24,7 +24,7 @@ import { isServerRefusal } from '../connection/classify.js';
 import type { SubscriberConnection } from '../connection/driver.js';
 import { AbortScope, onAbort, type AbortSource } from '../wait/AbortScope.js';
 
-// setTimeout's ceiling; longer waits end early and the caller's loop simply retries.
+// setTimeout's ceiling; a longer wait is re-armed until its deadline (Subscription.expired).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 
@@ -193,6 +193,8 @@ export class Subscription {
   #released = false;
   #listener: WaitListener | null = null;
   #timer: NodeJS.Timeout | undefined = undefined;
+  // When the parked wait's time runs out (performance.now()): a timer that fires before it is re-armed.
+  #deadline = 0;
   #scope: AbortScope | undefined = undefined;
   #offSignal: (() => void) | undefined = undefined;
 
@@ -237,7 +239,10 @@ export class Subscription {
 
   #park(ms: number, abort: AbortSource | undefined, listener: WaitListener): void {
     this.#listener = listener;
-    if (ms >= 0) this.#timer = setTimeout(expire, Math.min(ms, MAX_TIMER_MS), this);
+    if (ms >= 0) {
+      this.#deadline = performance.now() + ms;
+      this.#timer = setTimeout(expire, Math.min(ms, MAX_TIMER_MS), this);
+    }
     if (abort instanceof AbortScope) {
       this.#scope = abort;
       abort.add(this);
@@ -271,8 +276,19 @@ export class Subscription {
     listener.woke('woken');
   }
 
-  /** @internal the parked wait's time ran out. */
+  /**
+   * @internal the parked wait's timer fired. Node's timers count from the event loop's cached clock and can
+   * fire up to a millisecond before `ms` has passed by `performance.now()`, the clock the caller measures its
+   * wait with; a wait reported over early would leave the caller with time for one more attempt it never
+   * asked for (a retry after the wait, which a paused server then holds past the command timeout). The rest
+   * is waited for first; a wait longer than setTimeout's ceiling is re-armed the same way.
+   */
   expired(): void {
+    const early = this.#deadline - performance.now();
+    if (early > 0) {
+      this.#timer = setTimeout(expire, Math.min(Math.ceil(early), MAX_TIMER_MS), this);
+      return;
+    }
     const listener = this.#listener;
     this.#timer = undefined;
     this.#unpark();

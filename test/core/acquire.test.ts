@@ -116,6 +116,29 @@ describe('acquire', () => {
     expect(pubsub.waiterCount).toBe(0);
   });
 
+  it('a wait timer that fires before the wait has run out (by performance.now()) waits the rest: no retry after the wait', async () => {
+    // Node's timers count from the loop's cached clock and can fire up to a millisecond early. Forced here: every
+    // long timer fires 20 ms early while the waiter is parked. Before, the loop saw time left, sent one more
+    // attempt after its wait was over, and a paused server turned that attempt into a command timeout.
+    const channel = uniqueName('ch');
+    const { state, attempt } = resource(-1); // no TTL: only the wait's own deadline ends it
+    const real = globalThis.setTimeout;
+    const early = ((fn: (...a: unknown[]) => void, ms?: number, ...args: unknown[]) =>
+      real(fn, ms !== undefined && ms >= 300 ? ms - 20 : ms, ...args)) as typeof setTimeout;
+    globalThis.setTimeout = early;
+    const started = performance.now();
+    try {
+      const result = await acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: 400 });
+      expect(result).toBeNull();
+    } finally {
+      globalThis.setTimeout = real;
+    }
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+    // The first attempt and the retry after subscribing; none after the wait.
+    expect(state.attempts).toEqual([false, true]);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
   it('an abort while an attempt is in flight rejects at once, and an acquisition that still lands is undone', async () => {
     const channel = uniqueName('ch');
     const controller = new AbortController();

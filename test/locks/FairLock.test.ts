@@ -6,6 +6,7 @@
  * 60 s.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -458,8 +459,16 @@ describe('RedissonFairLock', () => {
     await holder.lock(LONG_LEASE_MS);
     const waiter = client.getFairLock(name);
     const f = field(client, waiter);
+    // Parked (the public wait channel's start): its retry after subscribing has been answered, so the pause
+    // holds no attempt of the wait; only the end of the wait, which must not send one.
+    const parked = new Promise<void>((resolve) => {
+      const none = (): void => undefined;
+      const handlers = { start: (): void => { diagnosticsChannel.tracingChannel('redisson-ts:wait').unsubscribe(handlers); resolve(); }, end: none, asyncStart: none, asyncEnd: none, error: none };
+      diagnosticsChannel.tracingChannel('redisson-ts:wait').subscribe(handlers);
+    });
     const call = waiter.tryLock(1_500, 1_000);
     await waiting(fairLockQueueName(name), f, fairLockWaiterChannelName(name, f));
+    await within(parked, 'waiter parked');
     const admin = clients.raw();
     await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
     try {
