@@ -4,12 +4,24 @@
  */
 import type { ImplName } from './adapters/index.js';
 import type { BenchResults } from './report.js';
+import type { ContentionResult } from './scenarios/contention.js';
 
 export interface TargetCheck {
   readonly target: string;
   readonly measured: string;
   /** null: could not be evaluated (an implementation was not measured). */
   readonly met: boolean | null;
+  /**
+   * The ratio the target bounds, for a median over runs (benchmarks/median.ts): met when `value` is at most
+   * (`'max'`) or at least (`'min'`) `limit`. Absent: a yes/no target, counted run by run.
+   */
+  readonly ratio?: { readonly value: number; readonly bound: 'max' | 'min'; readonly limit: number };
+}
+
+/** A target bounding `value`: met when within `limit` (`'max'`: at most, `'min'`: at least); null when not measured. */
+function bounded(target: string, measured: string, value: number, bound: 'max' | 'min', limit: number): TargetCheck {
+  if (!Number.isFinite(value)) return { target, measured, met: null };
+  return { target, measured, met: bound === 'max' ? value <= limit : value >= limit, ratio: { value, bound, limit } };
 }
 
 const r2 = (x: number): string => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
@@ -165,8 +177,9 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
   // Issue 29, direct handoff: the same-client handoff, and W owners on one client in the users' shape.
   out.push({
     target: 'handoff within one process (same client) p50 ≤ 1.3 × raw PING p50 (issue 29, direct handoff)',
-    measured: `${r2(local / ping)} × (${r2(local)} µs)${res.handoff?.local['redisson-ts@no-handoff'] === undefined ? '' : `; with directHandoff: false ${r2(res.handoff.local['redisson-ts@no-handoff'].p50 / ping)} ×`}`,
+    measured: `${r2(local / ping)} × (${r2(local)} µs); against a PING after the same idle time: ${r2(local / (res.handoff?.idlePing.p50 ?? NaN))} ×${res.handoff?.local['redisson-ts@no-handoff'] === undefined ? '' : `; with directHandoff: false ${r2(res.handoff.local['redisson-ts@no-handoff'].p50 / ping)} ×`}${res.handoff?.local[control] === undefined ? '' : `; ${control} control: ${r2(res.handoff.local[control].p50 / ping)} ×`}`,
     met: Number.isFinite(local / ping) ? local / ping <= 1.3 : null,
+    ...(Number.isFinite(local / ping) ? { ratio: { value: local / ping, bound: 'max' as const, limit: 1.3 } } : {}),
   });
   for (const workers of [2, 16, 64]) {
     const oneClient = (impl: ImplName): ContentionRowLike | undefined => res.users?.[impl]?.find((r) => r.workers === workers && !r.clientPerOwner);
@@ -180,8 +193,11 @@ export function evaluateTargets(res: BenchResults): TargetCheck[] {
           ? `${Math.round(mine.opsPerSec)} vs ${Math.round(theirs.opsPerSec)} ops/s (${r2(mine.opsPerSec / theirs.opsPerSec)}×), per-owner min/max ${mine.minOps}/${mine.maxOps}${before ? `; with directHandoff: false ${Math.round(before.opsPerSec)} ops/s, ${before.minOps}/${before.maxOps}` : ''}`
           : 'n/a',
       met: mine && theirs ? mine.opsPerSec >= theirs.opsPerSec : null,
+      ...(mine && theirs ? { ratio: { value: mine.opsPerSec / theirs.opsPerSec, bound: 'min' as const, limit: 1 } } : {}),
     });
   }
+
+  out.push(...controlTargets(res));
 
   // Issue 25/29: no driver slower than ioredis (the default client, `redisson-ts`), in the same run.
   for (const driver of ['redisson-ts@ioredis6', 'redisson-ts@iovalkey', 'redisson-ts@node-redis'] as const satisfies readonly ImplName[]) {
@@ -208,4 +224,60 @@ interface ContentionRowLike {
   readonly minOps: number;
   readonly maxOps: number;
   readonly clientPerOwner?: boolean;
+}
+
+/**
+ * Issue 29: what redisson-ts adds to Redisson's protocol, against the bare-protocol control of the same run —
+ * the uncontended pair's p50 and p99, contended ops/s and client CPU per op in each layout the bench runs
+ * (W owners over two processes sharing a client each; a client per owner in one process and in two) — and
+ * the heap per parked waiter against node-redisson's.
+ */
+function controlTargets(res: BenchResults): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const ours = 'redisson-ts';
+  const control = 'bare-protocol';
+  const mine = res.uncontended?.rows[ours]?.pair;
+  const theirs = res.uncontended?.rows[control]?.pair;
+  if (mine && theirs) {
+    out.push(bounded('uncontended pair p50 ≤ 1.1 × the bare-protocol control (issue 29)', `${r2(mine.p50 / theirs.p50)} × (${r2(mine.p50)} µs vs ${r2(theirs.p50)} µs)`, mine.p50 / theirs.p50, 'max', 1.1));
+    out.push(bounded('uncontended pair p99 ≤ 1.5 × the bare-protocol control (issue 29)', `${r2(mine.p99 / theirs.p99)} × (${r2(mine.p99)} µs vs ${r2(theirs.p99)} µs)`, mine.p99 / theirs.p99, 'max', 1.5));
+  }
+  const layouts: { readonly name: string; readonly rows: ContentionResult | undefined; readonly processes?: number }[] = [
+    { name: 'W owners over 2 processes, a client each', rows: res.contention },
+    { name: 'a client per owner, 1 process', rows: res.clients, processes: 1 },
+    { name: 'a client per owner, 2 processes', rows: res.clients, processes: 2 },
+  ];
+  for (const layout of layouts) {
+    for (const row of layout.rows?.[ours] ?? []) {
+      if (layout.processes !== undefined && row.processes !== layout.processes) continue;
+      const c = layout.rows?.[control]?.find((r) => r.workers === row.workers && (layout.processes === undefined || r.processes === layout.processes));
+      if (!c) continue;
+      out.push(
+        bounded(
+          `contention, ${layout.name}, W=${row.workers}: ops/s ≥ 0.95 × the control's (issue 29)`,
+          `${r2(row.opsPerSec / c.opsPerSec)} × (${Math.round(row.opsPerSec)} vs ${Math.round(c.opsPerSec)} ops/s); per-owner min/max ${row.minOps}/${row.maxOps} vs ${c.minOps}/${c.maxOps}`,
+          row.opsPerSec / c.opsPerSec,
+          'min',
+          0.95,
+        ),
+      );
+      out.push(
+        bounded(
+          `contention, ${layout.name}, W=${row.workers}: client CPU per op ≤ 1.2 × the control's (issue 29)`,
+          `${r2(row.clientCpuUsPerOp / c.clientCpuUsPerOp)} × (${Math.round(row.clientCpuUsPerOp)} vs ${Math.round(c.clientCpuUsPerOp)} µs)`,
+          row.clientCpuUsPerOp / c.clientCpuUsPerOp,
+          'max',
+          1.2,
+        ),
+      );
+    }
+  }
+  const w = res.manyWaiters?.[ours];
+  const nr = res.manyWaiters?.['node-redisson'];
+  if (w && nr) {
+    const a = w.heapBytes / w.waiters;
+    const b = nr.heapBytes / nr.waiters;
+    out.push(bounded("heap per parked waiter ≤ node-redisson's at 10 000 waiters (issue 29)", `${r2(a / b)} × (${Math.round(a)} B vs ${Math.round(b)} B)`, a / b, 'max', 1));
+  }
+  return out;
 }
