@@ -5,52 +5,42 @@
  * script, so deadlines are checked exactly with a made-up clock instead of sleeping.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import { fairLockQueueName, fairLockTimeoutName, fairLockWaiterChannelName, lockChannelName, unlockLatchName } from '../../src/keys.js';
 import { NON_REENTRANT_REACQUIRE } from '../../src/locks/RedissonNonReentrantLock.js';
-import { Clients, eventually, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { eventually, uniqueName } from '../support/redis.js';
+import { latchId, useScriptServer } from './scriptServer.js';
 
-let server: TestRedis;
-let clients: Clients;
-let redis: Redis;
+const s = useScriptServer();
 let sub: Redis;
 const seen: { channel: string; message: string }[] = [];
 const CLIENT = '3f2a9d1c-0000-4000-8000-00000000abcd';
 const t = (thread: number): string => `${CLIENT}:${thread}`;
-const latchId = (): string => Math.random().toString(16).slice(2).padEnd(32, '0').slice(0, 32);
 
 beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-  sub = clients.raw();
+  sub = s.clients.raw();
   sub.on('pmessage', (_p: string, channel: string, message: string) => seen.push({ channel, message }));
   await sub.psubscribe('redisson_lock__channel:*');
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
 });
 
 /** The three keys of a fair lock named `name`. */
 const keys = (name: string): string[] => [name, fairLockQueueName(name), fairLockTimeoutName(name)];
 const tryLock = (name: string, lease: number, field: string, wait: number, now: number, err?: string) =>
-  evalScript(redis, 'fairlock/tryLockInner', keys(name), [lease, field, wait, now, ...(err ? [err] : [])]);
+  evalScript(s.redis, 'fairlock/tryLockInner', keys(name), [lease, field, wait, now, ...(err ? [err] : [])]);
 const tryLockOnce = (name: string, lease: number, field: string, now: number, wait: number, err?: string) =>
-  evalScript(redis, 'fairlock/tryLockOnce', keys(name), [lease, field, now, wait, ...(err ? [err] : [])]);
+  evalScript(s.redis, 'fairlock/tryLockOnce', keys(name), [lease, field, now, wait, ...(err ? [err] : [])]);
 const acquireFailed = (name: string, field: string, wait: number) =>
-  evalScript(redis, 'fairlock/acquireFailed', [fairLockQueueName(name), fairLockTimeoutName(name), name, lockChannelName(name)], [field, wait, 'PUBLISH', 0]);
+  evalScript(s.redis, 'fairlock/acquireFailed', [fairLockQueueName(name), fairLockTimeoutName(name), name, lockChannelName(name)], [field, wait, 'PUBLISH', 0]);
 const unlock = (name: string, field: string, now: number, latch = unlockLatchName(name, latchId()), lease = 30_000) =>
-  evalScript(redis, 'fairlock/unlockInner', [...keys(name), lockChannelName(name), latch], [0, lease, field, now, 'PUBLISH', 15_000]);
+  evalScript(s.redis, 'fairlock/unlockInner', [...keys(name), lockChannelName(name), latch], [0, lease, field, now, 'PUBLISH', 15_000]);
 const tryOnceOrNull = (name: string, field: string, now: number) => tryLockOnce(name, 30_000, field, now, 5_000);
-const forceUnlock = (name: string, now: number) => evalScript(redis, 'fairlock/forceUnlock', [...keys(name), lockChannelName(name)], [0, now, 'PUBLISH']);
+const forceUnlock = (name: string, now: number) => evalScript(s.redis, 'fairlock/forceUnlock', [...keys(name), lockChannelName(name)], [0, now, 'PUBLISH']);
 
-const queue = (name: string): Promise<string[]> => redis.lrange(fairLockQueueName(name), 0, -1);
+const queue = (name: string): Promise<string[]> => s.redis.lrange(fairLockQueueName(name), 0, -1);
 /** The deadlines zset as field → score. */
 async function deadlines(name: string): Promise<Record<string, number>> {
-  const flat = await redis.zrange(fairLockTimeoutName(name), 0, -1, 'WITHSCORES');
+  const flat = await s.redis.zrange(fairLockTimeoutName(name), 0, -1, 'WITHSCORES');
   const out: Record<string, number> = {};
   for (let i = 0; i < flat.length; i += 2) out[flat[i] ?? ''] = Number(flat[i + 1]);
   return out;
@@ -61,7 +51,7 @@ async function published(name: string, fn: () => Promise<unknown>): Promise<{ ch
   const from = seen.length;
   await fn();
   const marker = `${base}:barrier`;
-  await redis.publish(marker, 'end');
+  await s.redis.publish(marker, 'end');
   await eventually(() => seen.slice(from).some((m) => m.channel === marker), 5_000, 'barrier message');
   return seen.slice(from).filter((m) => m.channel.startsWith(base) && m.channel !== marker);
 }
@@ -74,9 +64,9 @@ describe('fairlock/tryLockInner (waiting form)', () => {
   it('takes a free lock with nobody queued: field = 1, PTTL = lease, nil; no queue keys are created', async () => {
     const name = uniqueName();
     expect(await tryLock(name, 30_000, t(1), 5_000, Date.now())).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ [t(1)]: '1' });
-    near(await redis.pttl(name), 30_000, 1_000);
-    expect(await redis.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
+    expect(await s.redis.hgetall(name)).toEqual({ [t(1)]: '1' });
+    near(await s.redis.pttl(name), 30_000, 1_000);
+    expect(await s.redis.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
   });
 
   it('re-enters for the holder (count 2, TTL reset to the new lease) without touching the queue', async () => {
@@ -85,8 +75,8 @@ describe('fairlock/tryLockInner (waiting form)', () => {
     await tryLock(name, 60_000, t(1), 5_000, now);
     await tryLock(name, 60_000, t(2), 5_000, now);
     expect(await tryLock(name, 5_000, t(1), 5_000, now)).toBeNull();
-    expect(await redis.hget(name, t(1))).toBe('2');
-    expect(await redis.pttl(name)).toBeLessThanOrEqual(5_000);
+    expect(await s.redis.hget(name, t(1))).toBe('2');
+    expect(await s.redis.pttl(name)).toBeLessThanOrEqual(5_000);
     expect(await queue(name)).toEqual([t(2)]);
   });
 
@@ -115,7 +105,7 @@ describe('fairlock/tryLockInner (waiting form)', () => {
     // Only the head may take the free lock.
     expect(await tryLock(name, 30_000, t(104), 5_000, now)).toBe(0);
     expect(await tryLock(name, 30_000, t(102), 5_000, now)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ [t(102)]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ [t(102)]: '1' });
     expect(await queue(name)).toEqual([t(104), t(105)]);
     // Taking it from the queue moves every remaining deadline up by the wait.
     expect(await deadlines(name)).toEqual({ [t(104)]: d0 + 5_000, [t(105)]: d0 + 10_000 });
@@ -147,7 +137,7 @@ describe('fairlock/tryLockInner (waiting form)', () => {
     await tryLock(name, 500, t(103), wait, now);
     const third = (await tryLock(name, 500, t(104), wait, now)) as number;
     expect(third - first).toBe(200);
-    await eventually(async () => (await redis.exists(name)) === 0, 5_000, 'lease ran out');
+    await eventually(async () => (await s.redis.exists(name)) === 0, 5_000, 'lease ran out');
     // At 104's own deadline minus 1 ms: 102 and 103 have passed theirs, 104 heads and takes the lock.
     expect(await tryLock(name, 500, t(104), wait, now + third + wait - 1)).toBeNull();
     expect(await queue(name)).toEqual([]);
@@ -156,27 +146,27 @@ describe('fairlock/tryLockInner (waiting form)', () => {
 
   it('drops only expired waiters at the head: an expired one behind a live head stays; a head without a deadline stops the purge', async () => {
     const name = uniqueName();
-    await redis.hset(name, t(1), 1);
-    await redis.pexpire(name, 60_000);
-    await redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
-    await redis.zadd(fairLockTimeoutName(name), 1_000, t(2), 5_000, t(3), 2_000, t(4));
+    await s.redis.hset(name, t(1), 1);
+    await s.redis.pexpire(name, 60_000);
+    await s.redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
+    await s.redis.zadd(fairLockTimeoutName(name), 1_000, t(2), 5_000, t(3), 2_000, t(4));
     // now = 3000: t(2) expired (dropped), t(3) alive heads, t(4) expired but behind it: stays.
     near(await tryLock(name, 30_000, t(3), 100, 3_000), 60_000, 1_000);
     expect(await queue(name)).toEqual([t(3), t(4)]);
     const scoreless = uniqueName();
-    await redis.hset(scoreless, t(1), 1);
-    await redis.pexpire(scoreless, 60_000);
-    await redis.rpush(fairLockQueueName(scoreless), t(2), t(3));
-    await redis.zadd(fairLockTimeoutName(scoreless), 1_000, t(3));
+    await s.redis.hset(scoreless, t(1), 1);
+    await s.redis.pexpire(scoreless, 60_000);
+    await s.redis.rpush(fairLockQueueName(scoreless), t(2), t(3));
+    await s.redis.zadd(fairLockTimeoutName(scoreless), 1_000, t(3));
     expect(await tryOnceOrNull(scoreless, t(9), 10_000)).toBe(1);
     expect(await queue(scoreless)).toEqual([t(2), t(3)]);
   });
 
   it('enqueue after a last waiter without a deadline falls back to the lock PTTL (3.45.0+, no Lua error)', async () => {
     const name = uniqueName();
-    await redis.hset(name, t(1), 1);
-    await redis.pexpire(name, 40_000);
-    await redis.rpush(fairLockQueueName(name), t(2));
+    await s.redis.hset(name, t(1), 1);
+    await s.redis.pexpire(name, 40_000);
+    await s.redis.rpush(fairLockQueueName(name), t(2));
     const now = Date.now();
     const ttl = (await tryLock(name, 30_000, t(3), 5_000, now)) as number;
     near(ttl, 40_000, 1_000);
@@ -186,7 +176,7 @@ describe('fairlock/tryLockInner (waiting form)', () => {
 
   it('a lock without expiry makes the first waiter\'s ttl -1 (it then waits for the message only)', async () => {
     const name = uniqueName();
-    await redis.hset(name, t(1), 1);
+    await s.redis.hset(name, t(1), 1);
     expect(await tryLock(name, 30_000, t(2), 5_000, 1_000)).toBe(-1);
     expect(await deadlines(name)).toEqual({ [t(2)]: -1 + 5_000 + 1_000 });
   });
@@ -199,14 +189,14 @@ describe('fairlock/tryLockOnce (single attempt)', () => {
     expect(await tryLockOnce(name, 500, t(101), now, 100)).toBeNull();
     expect(await tryLockOnce(name, 500, t(102), now, 100)).toBe(1);
     expect(await tryLockOnce(name, 500, t(103), now, 100)).toBe(1);
-    expect(await redis.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
+    expect(await s.redis.exists(fairLockQueueName(name), fairLockTimeoutName(name))).toBe(0);
     expect(await unlock(name, t(101), now)).toBe(1);
     expect(await tryLockOnce(name, 500, t(102), now, 100)).toBeNull();
     expect(await tryLockOnce(name, 500, t(104), now, 100)).toBe(1);
     expect(await tryLockOnce(name, 500, t(103), now, 100)).toBe(1);
-    await eventually(async () => (await redis.exists(name)) === 0, 5_000, 'lease ran out');
+    await eventually(async () => (await s.redis.exists(name)) === 0, 5_000, 'lease ran out');
     expect(await tryLockOnce(name, 500, t(104), Date.now(), 100)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ [t(104)]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ [t(104)]: '1' });
   });
 
   it('a free lock with someone queued is refused (1), unless the caller heads the queue; re-entry counts', async () => {
@@ -216,8 +206,8 @@ describe('fairlock/tryLockOnce (single attempt)', () => {
     await tryLock(name, 30_000, t(2), 5_000, now);
     await tryLock(name, 30_000, t(3), 5_000, now);
     expect(await tryLockOnce(name, 30_000, t(1), now, 5_000)).toBeNull();
-    expect(await redis.hget(name, t(1))).toBe('2');
-    await redis.del(name);
+    expect(await s.redis.hget(name, t(1))).toBe('2');
+    await s.redis.del(name);
     expect(await tryLockOnce(name, 30_000, t(3), now, 5_000)).toBe(1);
     expect(await tryLockOnce(name, 30_000, t(9), now, 5_000)).toBe(1);
     const before = await deadlines(name);
@@ -230,10 +220,10 @@ describe('fairlock/tryLockOnce (single attempt)', () => {
 describe('fairlock/acquireFailed', () => {
   it('removes the waiter, moves only those behind it up by the wait, and is harmless when run twice or for a stranger', async () => {
     const name = uniqueName();
-    await redis.hset(name, t(1), 1);
-    await redis.pexpire(name, 60_000);
-    await redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
-    await redis.zadd(fairLockTimeoutName(name), 10_000, t(2), 20_000, t(3), 30_000, t(4));
+    await s.redis.hset(name, t(1), 1);
+    await s.redis.pexpire(name, 60_000);
+    await s.redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
+    await s.redis.zadd(fairLockTimeoutName(name), 10_000, t(2), 20_000, t(3), 30_000, t(4));
     await acquireFailed(name, t(3), 7_000);
     expect(await queue(name)).toEqual([t(2), t(4)]);
     expect(await deadlines(name)).toEqual({ [t(2)]: 10_000, [t(4)]: 23_000 });
@@ -245,13 +235,13 @@ describe('fairlock/acquireFailed', () => {
 
   it('a leaving head of a free lock wakes the new head; of a held lock, or from further back, it publishes nothing', async () => {
     const name = uniqueName();
-    await redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
-    await redis.zadd(fairLockTimeoutName(name), 10_000, t(2), 20_000, t(3), 30_000, t(4));
+    await s.redis.rpush(fairLockQueueName(name), t(2), t(3), t(4));
+    await s.redis.zadd(fairLockTimeoutName(name), 10_000, t(2), 20_000, t(3), 30_000, t(4));
     expect(await published(name, () => acquireFailed(name, t(3), 1_000))).toEqual([]);
     expect(await published(name, () => acquireFailed(name, t(2), 1_000))).toEqual([{ channel: fairLockWaiterChannelName(name, t(4)), message: '0' }]);
     const held = uniqueName();
-    await redis.hset(held, t(1), 1);
-    await redis.rpush(fairLockQueueName(held), t(2), t(3));
+    await s.redis.hset(held, t(1), 1);
+    await s.redis.rpush(fairLockQueueName(held), t(2), t(3));
     expect(await published(held, () => acquireFailed(held, t(2), 1_000))).toEqual([]);
     expect(await queue(held)).toEqual([t(3)]);
   });
@@ -267,8 +257,8 @@ describe('fairlock/unlockInner', () => {
     const latch = unlockLatchName(name, latchId());
     const messages = await published(name, async () => expect(await unlock(name, t(1), now, latch)).toBe(1));
     expect(messages).toEqual([{ channel: fairLockWaiterChannelName(name, t(2)), message: '0' }]);
-    expect(await redis.exists(name)).toBe(0);
-    expect(await redis.get(latch)).toBe('1');
+    expect(await s.redis.exists(name)).toBe(0);
+    expect(await s.redis.get(latch)).toBe('1');
     expect(await queue(name)).toEqual([t(2), t(3)]);
   });
 
@@ -284,19 +274,19 @@ describe('fairlock/unlockInner', () => {
       expect(await unlock(name, t(1), now, latch, 10_000)).toBe(0);
     });
     expect(messages).toEqual([]);
-    expect(await redis.hget(name, t(1))).toBe('1');
-    expect(await redis.pttl(name)).toBeLessThanOrEqual(10_000);
-    expect(await redis.get(latch)).toBe('0');
+    expect(await s.redis.hget(name, t(1))).toBe('1');
+    expect(await s.redis.pttl(name)).toBeLessThanOrEqual(10_000);
+    expect(await s.redis.get(latch)).toBe('0');
   });
 
   it('testExpire: a lock that is gone unlocks with 1 (not an error), latch 1, and still wakes the head', async () => {
     const name = uniqueName();
-    await redis.rpush(fairLockQueueName(name), t(2));
-    await redis.zadd(fairLockTimeoutName(name), Date.now() + 60_000, t(2));
+    await s.redis.rpush(fairLockQueueName(name), t(2));
+    await s.redis.zadd(fairLockTimeoutName(name), Date.now() + 60_000, t(2));
     const latch = unlockLatchName(name, latchId());
     const messages = await published(name, async () => expect(await unlock(name, t(1), Date.now(), latch)).toBe(1));
     expect(messages).toEqual([{ channel: fairLockWaiterChannelName(name, t(2)), message: '0' }]);
-    expect(await redis.get(latch)).toBe('1');
+    expect(await s.redis.get(latch)).toBe('1');
   });
 
   it('nil for a stranger of a held lock, no latch; expired waiters are dropped before the head is told', async () => {
@@ -304,9 +294,9 @@ describe('fairlock/unlockInner', () => {
     await tryLock(name, 30_000, t(1), 5_000, 1_000);
     const latch = unlockLatchName(name, latchId());
     expect(await unlock(name, t(9), 1_000, latch)).toBeNull();
-    expect(await redis.exists(latch)).toBe(0);
-    await redis.rpush(fairLockQueueName(name), t(2), t(3));
-    await redis.zadd(fairLockTimeoutName(name), 2_000, t(2), 9_000, t(3));
+    expect(await s.redis.exists(latch)).toBe(0);
+    await s.redis.rpush(fairLockQueueName(name), t(2), t(3));
+    await s.redis.zadd(fairLockTimeoutName(name), 2_000, t(2), 9_000, t(3));
     const messages = await published(name, async () => expect(await unlock(name, t(1), 5_000)).toBe(1));
     expect(messages).toEqual([{ channel: fairLockWaiterChannelName(name, t(3)), message: '0' }]);
     expect(await queue(name)).toEqual([t(3)]);
@@ -317,14 +307,14 @@ describe('fairlock/forceUnlock', () => {
   it('deletes any holder and wakes the (live) head; 0 and no message when there is no lock', async () => {
     const name = uniqueName();
     await tryLock(name, 30_000, t(1), 5_000, 1_000);
-    await redis.rpush(fairLockQueueName(name), t(2), t(3));
-    await redis.zadd(fairLockTimeoutName(name), 2_000, t(2), 9_000, t(3));
+    await s.redis.rpush(fairLockQueueName(name), t(2), t(3));
+    await s.redis.zadd(fairLockTimeoutName(name), 2_000, t(2), 9_000, t(3));
     const messages = await published(name, async () => {
       expect(await forceUnlock(name, 5_000)).toBe(1);
       expect(await forceUnlock(name, 5_000)).toBe(0);
     });
     expect(messages).toEqual([{ channel: fairLockWaiterChannelName(name, t(3)), message: '0' }]);
-    expect(await redis.exists(name)).toBe(0);
+    expect(await s.redis.exists(name)).toBe(0);
     expect(await queue(name)).toEqual([t(3)]);
   });
 });
@@ -337,8 +327,8 @@ describe('NonReentrantFairLock (ARGV[5])', () => {
     await tryLock(name, 60_000, t(2), 5_000, now, NON_REENTRANT_REACQUIRE);
     await expect(tryLock(name, 5_000, t(1), 5_000, now, NON_REENTRANT_REACQUIRE)).rejects.toThrow(NON_REENTRANT_REACQUIRE);
     await expect(tryLockOnce(name, 5_000, t(1), now, 5_000, NON_REENTRANT_REACQUIRE)).rejects.toThrow(NON_REENTRANT_REACQUIRE);
-    expect(await redis.hgetall(name)).toEqual({ [t(1)]: '1' });
-    expect(await redis.pttl(name)).toBeGreaterThan(50_000);
+    expect(await s.redis.hgetall(name)).toEqual({ [t(1)]: '1' });
+    expect(await s.redis.pttl(name)).toBeGreaterThan(50_000);
     expect(await queue(name)).toEqual([t(2)]);
     // Others queue and poll as with the reentrant lock.
     near(await tryLock(name, 60_000, t(2), 5_000, now, NON_REENTRANT_REACQUIRE), 60_000, 1_000);

@@ -2,40 +2,27 @@
  * The RLock scripts called directly on a real server: the resulting Redis data must be exactly what
  * Redisson's scripts produce (PROTOCOL.md §2.2).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
-import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
+import { describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import { lockChannelName, unlockLatchName } from '../../src/keys.js';
-import { Clients, collectMessages, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { collectMessages, uniqueName } from '../support/redis.js';
+import { latchId, useScriptServer } from './scriptServer.js';
 
-let server: TestRedis;
-let clients: Clients;
-let redis: Redis;
+const s = useScriptServer();
 const owner = '3f2a9d1c-0000-4000-8000-00000000abcd:1';
 const other = '77777777-0000-4000-8000-000000000000:9';
-const latchId = () => Math.random().toString(16).slice(2).padEnd(32, '0').slice(0, 32);
 
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
-});
 
-const acquire = (name: string, lease: number, field: string) => evalScript(redis, 'lock/tryLockInner', [name], [lease, field]);
+const acquire = (name: string, lease: number, field: string) => evalScript(s.redis, 'lock/tryLockInner', [name], [lease, field]);
 const unlock = (name: string, lease: number, field: string, latch: string) =>
-  evalScript(redis, 'lock/unlockInner', [name, lockChannelName(name), latch], [0, lease, field, 'PUBLISH', 15_000]);
+  evalScript(s.redis, 'lock/unlockInner', [name, lockChannelName(name), latch], [0, lease, field, 'PUBLISH', 15_000]);
 
 describe('tryLockInner', () => {
   it('creates the hash field with count 1 and the lease as PTTL, returning nil', async () => {
     const name = uniqueName();
     expect(await acquire(name, 30_000, owner)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ [owner]: '1' });
-    const pttl = await redis.pttl(name);
+    expect(await s.redis.hgetall(name)).toEqual({ [owner]: '1' });
+    const pttl = await s.redis.pttl(name);
     expect(pttl).toBeGreaterThan(29_000);
     expect(pttl).toBeLessThanOrEqual(30_000);
   });
@@ -44,8 +31,8 @@ describe('tryLockInner', () => {
     const name = uniqueName();
     await acquire(name, 60_000, owner);
     expect(await acquire(name, 5_000, owner)).toBeNull();
-    expect(await redis.hget(name, owner)).toBe('2');
-    expect(await redis.pttl(name)).toBeLessThanOrEqual(5_000);
+    expect(await s.redis.hget(name, owner)).toBe('2');
+    expect(await s.redis.pttl(name)).toBeLessThanOrEqual(5_000);
   });
 
   it('returns the PTTL for another owner and changes nothing; -1 for a key without expiry', async () => {
@@ -54,9 +41,9 @@ describe('tryLockInner', () => {
     const ttl = (await acquire(name, 30_000, other)) as number;
     expect(ttl).toBeGreaterThan(9_000);
     expect(ttl).toBeLessThanOrEqual(10_000);
-    expect(await redis.hgetall(name)).toEqual({ [owner]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ [owner]: '1' });
     const eternal = uniqueName();
-    await redis.hset(eternal, other, 1);
+    await s.redis.hset(eternal, other, 1);
     expect(await acquire(eternal, 30_000, owner)).toBe(-1);
   });
 });
@@ -68,24 +55,24 @@ describe('unlockInner', () => {
     await acquire(name, 30_000, owner);
     const latch = unlockLatchName(name, latchId());
     expect(await unlock(name, 10_000, owner, latch)).toBe(0);
-    expect(await redis.hget(name, owner)).toBe('1');
-    expect(await redis.pttl(name)).toBeLessThanOrEqual(10_000);
-    expect(await redis.get(latch)).toBe('0');
-    const latchTtl = await redis.pttl(latch);
+    expect(await s.redis.hget(name, owner)).toBe('1');
+    expect(await s.redis.pttl(name)).toBeLessThanOrEqual(10_000);
+    expect(await s.redis.get(latch)).toBe('0');
+    const latchTtl = await s.redis.pttl(latch);
     expect(latchTtl).toBeGreaterThan(14_000);
     expect(latchTtl).toBeLessThanOrEqual(15_000);
   });
 
   it('deletes the hash, publishes 0 on the channel and sets latch 1 on the last hold', async () => {
     const name = uniqueName();
-    const sub = clients.raw();
+    const sub = s.clients.raw();
     const messages = await collectMessages(sub, lockChannelName(name));
     await acquire(name, 30_000, owner);
     const latch = unlockLatchName(name, latchId());
     expect(await unlock(name, 30_000, owner, latch)).toBe(1);
-    expect(await redis.exists(name)).toBe(0);
-    expect(await redis.get(latch)).toBe('1');
-    await redis.ping(); // the message precedes the reply on the subscriber, give it one round trip
+    expect(await s.redis.exists(name)).toBe(0);
+    expect(await s.redis.get(latch)).toBe('1');
+    await s.redis.ping(); // the message precedes the reply on the subscriber, give it one round trip
     await sub.ping();
     expect(messages).toEqual(['0']);
   });
@@ -96,8 +83,8 @@ describe('unlockInner', () => {
     const latch = unlockLatchName(name, latchId());
     expect(await unlock(name, 30_000, other, latch)).toBeNull();
     expect(await unlock(uniqueName(), 30_000, owner, latch)).toBeNull();
-    expect(await redis.exists(latch)).toBe(0);
-    expect(await redis.hget(name, owner)).toBe('1');
+    expect(await s.redis.exists(latch)).toBe(0);
+    expect(await s.redis.hget(name, owner)).toBe('1');
   });
 
   it('a re-sent unlock with the same request id returns the first outcome and does not decrement twice', async () => {
@@ -107,7 +94,7 @@ describe('unlockInner', () => {
     const latch = unlockLatchName(name, latchId());
     expect(await unlock(name, 30_000, owner, latch)).toBe(0);
     expect(await unlock(name, 30_000, owner, latch)).toBe(0);
-    expect(await redis.hget(name, owner)).toBe('1');
+    expect(await s.redis.hget(name, owner)).toBe('1');
     const final = unlockLatchName(name, latchId());
     expect(await unlock(name, 30_000, owner, final)).toBe(1);
     expect(await unlock(name, 30_000, owner, final)).toBe(1);
@@ -117,12 +104,12 @@ describe('unlockInner', () => {
 describe('forceUnlock and renewExpiration', () => {
   it('forceUnlock deletes any owner and publishes 0; 0 when nothing was held', async () => {
     const name = uniqueName();
-    const sub = clients.raw();
+    const sub = s.clients.raw();
     const messages = await collectMessages(sub, lockChannelName(name));
     await acquire(name, 30_000, other);
-    expect(await evalScript(redis, 'lock/forceUnlock', [name, lockChannelName(name)], [0, 'PUBLISH'])).toBe(1);
-    expect(await evalScript(redis, 'lock/forceUnlock', [name, lockChannelName(name)], [0, 'PUBLISH'])).toBe(0);
-    expect(await redis.exists(name)).toBe(0);
+    expect(await evalScript(s.redis, 'lock/forceUnlock', [name, lockChannelName(name)], [0, 'PUBLISH'])).toBe(1);
+    expect(await evalScript(s.redis, 'lock/forceUnlock', [name, lockChannelName(name)], [0, 'PUBLISH'])).toBe(0);
+    expect(await s.redis.exists(name)).toBe(0);
     await sub.ping();
     expect(messages).toEqual(['0']);
   });
@@ -133,10 +120,10 @@ describe('forceUnlock and renewExpiration', () => {
     const gone = uniqueName();
     await acquire(mine, 1_000, owner);
     await acquire(theirs, 1_000, other);
-    const result = await evalScript(redis, 'lock/renewExpiration', [mine, theirs, gone], [30_000, owner, owner, owner]);
+    const result = await evalScript(s.redis, 'lock/renewExpiration', [mine, theirs, gone], [30_000, owner, owner, owner]);
     expect(result).toEqual([1, 0, 0]);
-    expect(await redis.pttl(mine)).toBeGreaterThan(29_000);
-    expect(await redis.pttl(theirs)).toBeLessThanOrEqual(1_000);
-    expect(await redis.exists(gone)).toBe(0);
+    expect(await s.redis.pttl(mine)).toBeGreaterThan(29_000);
+    expect(await s.redis.pttl(theirs)).toBeLessThanOrEqual(1_000);
+    expect(await s.redis.exists(gone)).toBe(0);
   });
 });

@@ -2,63 +2,50 @@
  * The ReadWriteLock scripts called directly on a real server: the resulting Redis data must be exactly what
  * Redisson's `RedissonReadLock` / `RedissonWriteLock` scripts produce (PROTOCOL.md §4), timeout keys included.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
-import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
+import { describe, expect, it } from 'vitest';
+import { evalScript } from '../../src/connection/ioredis/scripts.js';
 import { readLockTimeoutPrefix, readWriteLockChannelName, unlockLatchName } from '../../src/keys.js';
-import { Clients, collectMessages, eventually, startRedis, uniqueName, type TestRedis } from '../support/redis.js';
+import { collectMessages, eventually, uniqueName } from '../support/redis.js';
+import { latchId, useScriptServer } from './scriptServer.js';
 
-let server: TestRedis;
-let clients: Clients;
-let redis: Redis;
+const s = useScriptServer();
 const me = '3f2a9d1c-0000-4000-8000-00000000abcd:1';
 const meWrite = `${me}:write`;
 const other = '77777777-0000-4000-8000-000000000000:9';
 const otherWrite = `${other}:write`;
-const latchId = (): string => Math.random().toString(16).slice(2).padEnd(32, '0').slice(0, 32);
 
-beforeAll(async () => {
-  server = await startRedis();
-  clients = new Clients(server.url);
-  redis = clients.raw();
-  defineScripts(redis);
-});
-afterAll(async () => {
-  await clients.closeAll();
-  await server.stop();
-});
 
 const timeout = (name: string, field: string, k: number): string => `${readLockTimeoutPrefix(name, field)}:${k}`;
 const keyPrefix = (name: string): string => (name.includes('{') ? name : `{${name}}`);
 const readLock = (name: string, lease: number, field: string): Promise<unknown> =>
-  evalScript(redis, 'rwlock/readTryLockInner', [name, readLockTimeoutPrefix(name, field)], [lease, field, `${field}:write`]);
+  evalScript(s.redis, 'rwlock/readTryLockInner', [name, readLockTimeoutPrefix(name, field)], [lease, field, `${field}:write`]);
 const writeLock = (name: string, lease: number, field: string): Promise<unknown> =>
-  evalScript(redis, 'rwlock/writeTryLockInner', [name], [lease, field]);
+  evalScript(s.redis, 'rwlock/writeTryLockInner', [name], [lease, field]);
 const readUnlock = (name: string, field: string, latch = unlockLatchName(name, latchId())): Promise<unknown> =>
   evalScript(
-    redis,
+    s.redis,
     'rwlock/readUnlockInner',
     [name, readWriteLockChannelName(name), readLockTimeoutPrefix(name, field), keyPrefix(name), latch],
     [0, field, 'PUBLISH', 15_000],
   );
 const writeUnlock = (name: string, lease: number, field: string, latch = unlockLatchName(name, latchId())): Promise<unknown> =>
-  evalScript(redis, 'rwlock/writeUnlockInner', [name, readWriteLockChannelName(name), latch], [1, lease, field, 'PUBLISH', 15_000]);
+  evalScript(s.redis, 'rwlock/writeUnlockInner', [name, readWriteLockChannelName(name), latch], [1, lease, field, 'PUBLISH', 15_000]);
 const forceUnlock = (name: string, mode: 'read' | 'write'): Promise<unknown> =>
-  evalScript(redis, 'rwlock/forceUnlock', [name, readWriteLockChannelName(name)], [mode === 'read' ? 0 : 1, 'PUBLISH', mode]);
+  evalScript(s.redis, 'rwlock/forceUnlock', [name, readWriteLockChannelName(name)], [mode === 'read' ? 0 : 1, 'PUBLISH', mode]);
 const ttlBetween = async (key: string, low: number, high: number): Promise<void> => {
-  const pttl = await redis.pttl(key);
+  const pttl = await s.redis.pttl(key);
   expect(pttl, key).toBeGreaterThan(low);
   expect(pttl, key).toBeLessThanOrEqual(high);
 };
-const messagesOf = (name: string): Promise<string[]> => collectMessages(clients.raw(), readWriteLockChannelName(name));
+const messagesOf = (name: string): Promise<string[]> => collectMessages(s.clients.raw(), readWriteLockChannelName(name));
 
 describe('readTryLockInner', () => {
   it('creates mode=read, the reader count and timeout key :1, both expiring in the lease', async () => {
     const name = uniqueName('rw');
     expect(await readLock(name, 30_000, me)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
     expect(timeout(name, me, 1)).toBe(`{${name}}:${me}:rwlock_timeout:1`);
-    expect(await redis.get(timeout(name, me, 1))).toBe('1');
+    expect(await s.redis.get(timeout(name, me, 1))).toBe('1');
     await ttlBetween(timeout(name, me, 1), 29_000, 30_000);
     await ttlBetween(name, 29_000, 30_000);
   });
@@ -68,7 +55,7 @@ describe('readTryLockInner', () => {
     await readLock(name, 60_000, me);
     expect(await readLock(name, 5_000, other)).toBeNull();
     expect(await readLock(name, 10_000, me)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [me]: '2', [other]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [me]: '2', [other]: '1' });
     await ttlBetween(timeout(name, me, 2), 9_000, 10_000);
     await ttlBetween(timeout(name, other, 1), 4_000, 5_000);
     await ttlBetween(name, 59_000, 60_000); // max(PTTL, lease): never shortened
@@ -83,16 +70,16 @@ describe('readTryLockInner', () => {
     await writeLock(name, 30_000, meWrite);
     const ttl = (await readLock(name, 30_000, other)) as number;
     expect(ttl).toBeGreaterThan(29_000);
-    expect(await redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
     expect(await readLock(name, 10_000, me)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1', [me]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1', [me]: '1' });
     await ttlBetween(timeout(name, me, 1), 9_000, 10_000);
   });
 
   it('uses the name itself as key prefix when it contains a brace (a hash tag)', async () => {
     const name = `{${uniqueName('rw')}}:abc:key`;
     await readLock(name, 30_000, me);
-    expect(await redis.exists(`${name}:${me}:rwlock_timeout:1`)).toBe(1);
+    expect(await s.redis.exists(`${name}:${me}:rwlock_timeout:1`)).toBe(1);
   });
 });
 
@@ -100,9 +87,9 @@ describe('writeTryLockInner', () => {
   it('creates mode=write with the writer field; a re-entry adds the lease to the remaining PTTL', async () => {
     const name = uniqueName('rw');
     expect(await writeLock(name, 30_000, meWrite)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
     expect(await writeLock(name, 10_000, meWrite)).toBeNull();
-    expect(await redis.hget(name, meWrite)).toBe('2');
+    expect(await s.redis.hget(name, meWrite)).toBe('2');
     await ttlBetween(name, 39_000, 40_000);
   });
 
@@ -113,7 +100,7 @@ describe('writeTryLockInner', () => {
     const reading = uniqueName('rw');
     await readLock(reading, 20_000, me);
     expect(await writeLock(reading, 30_000, meWrite)).toBeGreaterThan(19_000);
-    expect(await redis.hgetall(reading)).toEqual({ mode: 'read', [me]: '1' });
+    expect(await s.redis.hgetall(reading)).toEqual({ mode: 'read', [me]: '1' });
   });
 });
 
@@ -125,14 +112,14 @@ describe('readUnlockInner', () => {
     await readLock(name, 60_000, me);
     const latch = unlockLatchName(name, latchId());
     expect(await readUnlock(name, me, latch)).toBe(0);
-    expect(await redis.exists(timeout(name, me, 2))).toBe(0);
-    expect(await redis.exists(timeout(name, me, 1))).toBe(1);
-    expect(await redis.get(latch)).toBe('0');
+    expect(await s.redis.exists(timeout(name, me, 2))).toBe(0);
+    expect(await s.redis.exists(timeout(name, me, 1))).toBe(1);
+    expect(await s.redis.get(latch)).toBe('0');
     // The last hold of `me` goes while `other` keeps the lock: 2, "my hold is gone", and the latch Redisson's 0.
     const last = unlockLatchName(name, latchId());
     expect(await readUnlock(name, me, last)).toBe(2);
-    expect(await redis.get(last)).toBe('0');
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
+    expect(await s.redis.get(last)).toBe('0');
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
     await ttlBetween(name, 8_000, 10_000); // recomputed down to the other reader's 10 s hold
   });
 
@@ -141,14 +128,14 @@ describe('readUnlockInner', () => {
     const messages = await messagesOf(name);
     await readLock(name, 30_000, me);
     expect(await readUnlock(name, me)).toBe(1);
-    expect(await redis.exists(name)).toBe(0);
+    expect(await s.redis.exists(name)).toBe(0);
     const zombie = uniqueName('rw');
     const zombieMessages = await messagesOf(zombie);
     await readLock(zombie, 30_000, other);
     await readLock(zombie, 30_000, me);
-    await redis.del(timeout(zombie, other, 1)); // the other reader's process died: its key expired
+    await s.redis.del(timeout(zombie, other, 1)); // the other reader's process died: its key expired
     expect(await readUnlock(zombie, me)).toBe(1);
-    expect(await redis.exists(zombie)).toBe(0);
+    expect(await s.redis.exists(zombie)).toBe(0);
     await eventually(() => messages.length === 1 && zombieMessages.length === 1, 5_000, 'the release messages');
     expect([...messages, ...zombieMessages]).toEqual(['0', '0']);
   });
@@ -160,7 +147,7 @@ describe('readUnlockInner', () => {
     await readLock(name, 30_000, me);
     expect(await readUnlock(name, me)).toBe(0);
     expect(await readUnlock(name, me)).toBe(2);
-    expect(await redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'write', [meWrite]: '1' });
     await ttlBetween(name, 29_000, 30_000);
   });
 
@@ -169,15 +156,15 @@ describe('readUnlockInner', () => {
     const messages = await messagesOf(name);
     await readLock(name, 30_000, other);
     expect(await readUnlock(name, me)).toBeNull();
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
     const missing = uniqueName('rw');
     const missingMessages = await messagesOf(missing);
     const latch = unlockLatchName(missing, latchId());
     expect(await readUnlock(missing, me, latch)).toBeNull();
     // "Not held" sets no latch (Redisson's sets 1): a re-sent run answers nil again, not "released".
-    expect(await redis.exists(latch)).toBe(0);
+    expect(await s.redis.exists(latch)).toBe(0);
     expect(await readUnlock(missing, me, latch)).toBeNull();
-    expect(await redis.exists(latch)).toBe(0);
+    expect(await s.redis.exists(latch)).toBe(0);
     await eventually(() => missingMessages.length === 2, 5_000, 'the messages');
     expect(missingMessages).toEqual(['0', '0']);
     expect(messages).toEqual([]);
@@ -190,7 +177,7 @@ describe('readUnlockInner', () => {
     const latch = unlockLatchName(name, latchId());
     expect(await readUnlock(name, me, latch)).toBe(0);
     expect(await readUnlock(name, me, latch)).toBe(0);
-    expect(await redis.hget(name, me)).toBe('1');
+    expect(await s.redis.hget(name, me)).toBe('1');
   });
 
   it('answers a re-sent unlock that left others holding with 2 again (its latch holds Redisson\'s 0)', async () => {
@@ -203,10 +190,10 @@ describe('readUnlockInner', () => {
     expect(await readUnlock(name, me, latch)).toBe(0); // the field is still there: the re-sent 0 is 0
     const last = unlockLatchName(name, latchId());
     expect(await readUnlock(name, me, last)).toBe(2);
-    expect(await redis.get(last)).toBe('0');
+    expect(await s.redis.get(last)).toBe('0');
     expect(await readUnlock(name, me, last)).toBe(2);
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
-    expect(await redis.exists(timeout(name, other, 1))).toBe(1);
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [other]: '1' });
+    expect(await s.redis.exists(timeout(name, other, 1))).toBe(1);
   });
 });
 
@@ -217,12 +204,12 @@ describe('writeUnlockInner', () => {
     await writeLock(name, 30_000, meWrite);
     await writeLock(name, 30_000, meWrite);
     expect(await writeUnlock(name, 7_000, meWrite)).toBe(0);
-    expect(await redis.hget(name, meWrite)).toBe('1');
+    expect(await s.redis.hget(name, meWrite)).toBe('1');
     await ttlBetween(name, 6_000, 7_000);
     const latch = unlockLatchName(name, latchId());
     expect(await writeUnlock(name, 7_000, meWrite, latch)).toBe(1);
-    expect(await redis.exists(name)).toBe(0);
-    expect(await redis.get(latch)).toBe('1');
+    expect(await s.redis.exists(name)).toBe(0);
+    expect(await s.redis.get(latch)).toBe('1');
     await eventually(() => messages.length === 1, 5_000, 'the message');
     expect(messages).toEqual(['1']);
   });
@@ -234,11 +221,11 @@ describe('writeUnlockInner', () => {
     await readLock(name, 30_000, me);
     const latch = unlockLatchName(name, latchId());
     expect(await writeUnlock(name, 30_000, meWrite, latch)).toBe(1);
-    expect(await redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
+    expect(await s.redis.hgetall(name)).toEqual({ mode: 'read', [me]: '1' });
     await ttlBetween(name, 29_000, 30_000); // the read hold's lease, untouched
-    expect(await redis.get(latch)).toBe('1');
+    expect(await s.redis.get(latch)).toBe('1');
     // The subscriber got the downgrade's READ_UNLOCK_MESSAGE, before the marker sent after it.
-    await redis.publish(readWriteLockChannelName(name), 'marker');
+    await s.redis.publish(readWriteLockChannelName(name), 'marker');
     await eventually(() => messages.length === 2, 5_000, 'the message and the marker');
     expect(messages).toEqual(['1', 'marker']);
     expect(await readLock(name, 30_000, other)).toBeNull(); // others may read now
@@ -252,15 +239,15 @@ describe('writeUnlockInner', () => {
     const held = uniqueName('rw');
     await writeLock(held, 30_000, otherWrite);
     expect(await writeUnlock(held, 30_000, meWrite)).toBeNull();
-    expect(await redis.hget(held, otherWrite)).toBe('1');
+    expect(await s.redis.hget(held, otherWrite)).toBe('1');
     const missing = uniqueName('rw');
     const messages = await messagesOf(missing);
     const latch = unlockLatchName(missing, latchId());
     expect(await writeUnlock(missing, 30_000, meWrite, latch)).toBeNull();
     // "Not held" sets no latch (Redisson's sets 1): a re-sent run answers nil again, not "released".
-    expect(await redis.exists(latch)).toBe(0);
+    expect(await s.redis.exists(latch)).toBe(0);
     expect(await writeUnlock(missing, 30_000, meWrite, latch)).toBeNull();
-    expect(await redis.exists(latch)).toBe(0);
+    expect(await s.redis.exists(latch)).toBe(0);
     await eventually(() => messages.length === 2, 5_000, 'the messages');
     expect(messages).toEqual(['1', '1']);
   });
@@ -276,17 +263,17 @@ describe('forceUnlock and readIsLocked', () => {
     await writeLock(writing, 30_000, meWrite);
     expect(await forceUnlock(reading, 'write')).toBe(0);
     expect(await forceUnlock(writing, 'read')).toBe(0);
-    expect(await redis.exists(reading, writing)).toBe(2);
+    expect(await s.redis.exists(reading, writing)).toBe(2);
     expect(await forceUnlock(reading, 'read')).toBe(1);
     expect(await forceUnlock(writing, 'write')).toBe(1);
-    expect(await redis.exists(reading, writing)).toBe(0);
+    expect(await s.redis.exists(reading, writing)).toBe(0);
     await eventually(() => readMessages.length + writeMessages.length === 2, 5_000, 'the messages');
     expect([readMessages, writeMessages]).toEqual([['0'], ['1']]);
   });
 
   it('readIsLocked: 1 in read mode, or in write mode once the writer also reads; else 0', async () => {
     const name = uniqueName('rw');
-    const isLocked = (): Promise<unknown> => evalScript(redis, 'rwlock/readIsLocked', [name], []);
+    const isLocked = (): Promise<unknown> => evalScript(s.redis, 'rwlock/readIsLocked', [name], []);
     expect(await isLocked()).toBe(0);
     await writeLock(name, 30_000, meWrite);
     expect(await isLocked()).toBe(0);
@@ -300,7 +287,7 @@ describe('forceUnlock and readIsLocked', () => {
 describe('readRenewExpiration', () => {
   const renew = (lease: number, ...pairs: [string, string[]][]): Promise<unknown> =>
     evalScript(
-      redis,
+      s.redis,
       'rwlock/readRenewExpiration',
       pairs.flatMap(([name]) => [name, keyPrefix(name)]),
       [lease, ...pairs.flatMap(([, fields]) => [fields.length, ...fields])],
@@ -327,6 +314,6 @@ describe('readRenewExpiration', () => {
     expect(await renew(60_000, [gone, [me]], [kept, [me, me2]])).toEqual([0, 0]);
     await ttlBetween(kept, 59_000, 60_000);
     await ttlBetween(timeout(kept, me2, 1), 59_000, 60_000);
-    expect(await redis.exists(gone)).toBe(0);
+    expect(await s.redis.exists(gone)).toBe(0);
   });
 });
