@@ -1,6 +1,13 @@
 /**
- * Every Lua script in `lua/` registered once per ioredis connection with `defineCommand` (EVAL on first use per
- * socket, EVALSHA after, with NOSCRIPT fallback).
+ * Every Lua script in `lua/` made once per ioredis connection by the connection's own `defineCommand` (EVAL on
+ * first use per socket, EVALSHA after, with NOSCRIPT fallback), kept beside the connection rather than on it.
+ *
+ * `defineCommand` puts two methods per script on the object it is called on. Called on the connection, our 51
+ * scripts made 102 properties: V8 then turns the connection into a dictionary-mode object, and every property read
+ * ioredis makes on it while sending any command (its status, options, queues, stream) becomes a hash lookup. That
+ * cost the user's own commands on a client they gave us as much as ours (issue 29). So it is called on a view whose
+ * prototype is the connection: the scripts read the connection's options (its `keyPrefix`) through it, and the
+ * connection itself gains no property.
  */
 import type { ChainableCommander } from 'ioredis';
 import { IllegalStateError } from '../../errors.js';
@@ -9,25 +16,30 @@ import type { RedisConnection } from './types.js';
 import { integerString } from '../wire.js';
 
 type ScriptArg = string | number | Buffer;
-type ScriptFn = (...args: ScriptArg[]) => Promise<unknown>;
+/** A script function as `defineCommand` makes it; `this` is the connection or a pipeline of it. */
+type ScriptFn = (this: RedisConnection | ChainableCommander, ...args: ScriptArg[]) => Promise<unknown>;
 
-// Per script id, made once: every command sent looks its name up.
-const COMMAND_NAMES = new Map<LuaScriptId, string>();
+/** Per connection, its scripts by id. */
+const SCRIPTS = new WeakMap<object, ReadonlyMap<LuaScriptId, ScriptFn>>();
 
-function commandName(id: LuaScriptId): string {
-  let name = COMMAND_NAMES.get(id);
-  if (name === undefined) COMMAND_NAMES.set(id, (name = `redissonTs_${id.replace(/\//g, '_')}`));
-  return name;
+/** Makes every script for `redis` (idempotent: a connection shared by two clients gets one set). */
+export function defineScripts(redis: RedisConnection): void {
+  if (SCRIPTS.has(redis)) return;
+  // Own `scriptsSet`: ioredis copies a connection's `scriptsSet` onto every pipeline the user makes from it.
+  const view = Object.create(redis, { scriptsSet: { value: {}, writable: true } }) as RedisConnection & Record<string, unknown>;
+  const fns = new Map<LuaScriptId, ScriptFn>();
+  for (const id of Object.keys(LUA_SCRIPTS) as LuaScriptId[]) {
+    const { source, keys } = LUA_SCRIPTS[id];
+    const name = `s${fns.size}`;
+    redis.defineCommand.call(view, name, keys === null ? { lua: source } : { lua: source, numberOfKeys: keys });
+    fns.set(id, view[name] as ScriptFn);
+  }
+  SCRIPTS.set(redis, fns);
 }
 
-/** Registers every script on `redis` (idempotent: a connection shared by two clients is defined once). */
-export function defineScripts(redis: RedisConnection): void {
-  for (const id of Object.keys(LUA_SCRIPTS) as LuaScriptId[]) {
-    const name = commandName(id);
-    if (name in redis) continue;
-    const { source, keys } = LUA_SCRIPTS[id];
-    redis.defineCommand(name, keys === null ? { lua: source } : { lua: source, numberOfKeys: keys });
-  }
+/** The connection a pipeline was made from (ioredis' `Pipeline#redis`). */
+function connectionOf(redis: RedisConnection | ChainableCommander): object {
+  return (redis as { isPipeline?: boolean }).isPipeline === true ? (redis as unknown as { redis: object }).redis : redis;
 }
 
 /**
@@ -36,7 +48,7 @@ export function defineScripts(redis: RedisConnection): void {
  * (the pipeline's `exec` answers it).
  */
 export function evalScript(redis: RedisConnection | ChainableCommander, id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-  const fn = (redis as unknown as Record<string, ScriptFn | undefined>)[commandName(id)];
+  const fn = SCRIPTS.get(connectionOf(redis))?.get(id);
   if (fn === undefined) throw new IllegalStateError(`script ${id} is not defined on this connection`);
   const declared = LUA_SCRIPTS[id].keys;
   if (declared !== null && declared !== keys.length) {
