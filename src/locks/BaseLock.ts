@@ -178,6 +178,22 @@ export abstract class BaseLock<T = void> extends RExpirable {
     return lockFieldName(this.ctx.id, threadId);
   }
 
+  /**
+   * The last owner's hash field and ledger key, made once for it. Every lock() and unlock() looks both up in the
+   * ledger's and the watchdog's maps: a key string built per call is flattened and hashed again per lookup, a kept
+   * one only once (issue 29).
+   */
+  #owner: { readonly threadId: number; readonly field: string; readonly key: string } | undefined;
+
+  #ownerOf(threadId: number): { readonly field: string; readonly key: string } {
+    const owner = this.#owner;
+    if (owner !== undefined && owner.threadId === threadId) return owner;
+    const field = this.fieldName(threadId);
+    const made = { threadId, field, key: HoldLedger.key(this.rawName, field) };
+    this.#owner = made;
+    return made;
+  }
+
   /** How the watchdog renews this lock's holds. */
   protected get renewalKind(): RenewalKind {
     return lockRenewal;
@@ -514,8 +530,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
   }
 
   async #release(threadId: number): Promise<unknown> {
-    const field = this.fieldName(threadId);
-    const key = HoldLedger.key(this.rawName, field);
+    const { field, key } = this.#ownerOf(threadId);
     const { renewal, holds, options: config } = this.ctx;
     const kind = this.renewalKind;
     const doubt = holds.settle(key);
@@ -573,8 +588,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
   /** One attempt, with the ledger's bookkeeping and the watchdog registration. */
   async #attempt(leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>> {
     const { holds } = this.ctx;
-    const field = this.fieldName(threadId);
-    const key = HoldLedger.key(this.rawName, field);
+    const { field, key } = this.#ownerOf(threadId);
     const doubt = holds.settle(key);
     if (doubt) await doubt;
     // As Redisson: without a lease, the object's last lease time (initially lockWatchdogTimeout), so
@@ -604,7 +618,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       this.#leaseSets++;
       renewal.clearLost(kind, this.rawName, field);
     }
-    holds.acquired(HoldLedger.key(this.rawName, field), renewal.renews(kind, this.rawName, field) ? Infinity : started + lease);
+    holds.acquired(this.#ownerOf(threadId).key, renewal.renews(kind, this.rawName, field) ? Infinity : started + lease);
   }
 
   /**
@@ -613,8 +627,8 @@ export abstract class BaseLock<T = void> extends RExpirable {
    */
   #handoffTerms(threadId: number, leaseMs: number): HandoffTerms | null {
     if (!this.takesHandoff) return null;
-    const field = this.fieldName(threadId);
-    if (this.ctx.holds.isDoubtful(HoldLedger.key(this.rawName, field))) return null;
+    const { field, key } = this.#ownerOf(threadId);
+    if (this.ctx.holds.isDoubtful(key)) return null;
     return { field, leaseMs: leaseMs <= 0 ? this.internalLockLeaseTime : leaseMs, since: performance.now() };
   }
 
@@ -623,7 +637,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * landed, in the background and before the owner's next operation, as a lost acquire reply is.
    */
   #settleGrant(field: string, threadId: number): void {
-    const key = HoldLedger.key(this.rawName, field);
+    const { key } = this.#ownerOf(threadId);
     this.ctx.keepUntilClosed(this.ctx.holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
   }
 

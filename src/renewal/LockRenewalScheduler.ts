@@ -83,7 +83,8 @@ interface Renewed {
 }
 
 interface Sent {
-  readonly slot: string;
+  readonly kindId: string;
+  readonly rawName: string;
   readonly field: string;
   // The registration the entry was about, and its state when the batch was sent.
   readonly holder: Holder;
@@ -92,8 +93,10 @@ interface Sent {
 }
 
 export class LockRenewalScheduler {
-  // (kind, rawName) → the owners renewed there.
-  private readonly locks = new Map<string, Renewed>();
+  // kind id → rawName → the owners renewed there. Two levels, not one composite key: every lock() and unlock()
+  // looks its pair up, and a key string built per call would be flattened and hashed per call (issue 29).
+  // An empty level is deleted with its last entry.
+  private readonly locks = new Map<string, Map<string, Renewed>>();
   private readonly lost = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -115,21 +118,36 @@ export class LockRenewalScheduler {
 
   /** Number of (kind, lock name) pairs being renewed now. */
   get size(): number {
-    return this.locks.size;
+    let size = 0;
+    for (const byName of this.locks.values()) size += byName.size;
+    return size;
   }
 
   /** True while the watchdog renews `field` on `rawName` under `kind`. */
   renews(kind: RenewalKind, rawName: string, field: string): boolean {
-    return this.locks.get(slotKey(kind.id, rawName))?.owners.has(field) ?? false;
+    return this.renewed(kind.id, rawName)?.owners.has(field) ?? false;
+  }
+
+  private renewed(kindId: string, rawName: string): Renewed | undefined {
+    return this.locks.get(kindId)?.get(rawName);
+  }
+
+  /** Forgets the pair `renewed` stands for (its last owner left). */
+  private drop(renewed: Renewed): void {
+    const byName = this.locks.get(renewed.kind.id);
+    if (byName?.get(renewed.rawName) !== renewed) return;
+    byName.delete(renewed.rawName);
+    if (byName.size === 0) this.locks.delete(renewed.kind.id);
   }
 
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
   add(kind: RenewalKind, rawName: string, field: string, threadId: number): void {
     if (this.stopped) return;
     this.clearLost(kind, rawName, field);
-    const slot = slotKey(kind.id, rawName);
-    let renewed = this.locks.get(slot);
-    if (!renewed) this.locks.set(slot, (renewed = { kind, rawName, owners: new Map<string, Holder>() }));
+    let byName = this.locks.get(kind.id);
+    if (!byName) this.locks.set(kind.id, (byName = new Map<string, Renewed>()));
+    let renewed = byName.get(rawName);
+    if (!renewed) byName.set(rawName, (renewed = { kind, rawName, owners: new Map<string, Holder>() }));
     const holder = renewed.owners.get(field);
     if (holder) {
       holder.count++;
@@ -143,19 +161,18 @@ export class LockRenewalScheduler {
    * batch that finds the field gone may be seeing that very unlock, so its verdict waits for the outcome.
    */
   releasing(kind: RenewalKind, rawName: string, field: string): void {
-    const holder = this.locks.get(slotKey(kind.id, rawName))?.owners.get(field);
+    const holder = this.renewed(kind.id, rawName)?.owners.get(field);
     if (holder) holder.releasing++;
   }
 
   /** Removes one hold (any unlock outcome, as Redisson). Returns true when `field` was registered. */
   remove(kind: RenewalKind, rawName: string, field: string): boolean {
-    const slot = slotKey(kind.id, rawName);
-    const renewed = this.locks.get(slot);
+    const renewed = this.renewed(kind.id, rawName);
     const holder = renewed?.owners.get(field);
     if (!renewed || !holder) return false;
     holder.releasing = Math.max(0, holder.releasing - 1);
     if (--holder.count <= 0) renewed.owners.delete(field);
-    if (renewed.owners.size === 0) this.locks.delete(slot);
+    if (renewed.owners.size === 0) this.drop(renewed);
     else if (holder.count > 0 && holder.releasing === 0 && holder.goneMeanwhile) {
       // The unlock left holds behind (the field was there when it ran): the batch that found it gone ran
       // after it, so the loss is real.
@@ -168,7 +185,7 @@ export class LockRenewalScheduler {
 
   /** Stops renewing every owner of `rawName`, of every kind (forceUnlock), and forgets their lost flags. */
   removeAll(rawName: string): void {
-    for (const [slot, renewed] of this.locks) if (renewed.rawName === rawName) this.locks.delete(slot);
+    for (const [kindId, byName] of this.locks) if (byName.delete(rawName) && byName.size === 0) this.locks.delete(kindId);
     for (const key of this.lost) if (key.split('\u0000')[1] === rawName) this.lost.delete(key);
   }
 
@@ -184,7 +201,7 @@ export class LockRenewalScheduler {
    */
   takeLoss(kind: RenewalKind, rawName: string, field: string): LostLock | 'reported' | null {
     if (this.lost.delete(lostKey(kind.id, rawName, field))) return 'reported';
-    return this.forget(slotKey(kind.id, rawName), field);
+    return this.forget(kind.id, rawName, field);
   }
 
   /** Stops the timer and forgets every lock. A batch in flight finishes (or fails) on its own. */
@@ -196,12 +213,12 @@ export class LockRenewalScheduler {
     this.lost.clear();
   }
 
-  private forget(slot: string, field: string): LostLock | null {
-    const renewed = this.locks.get(slot);
+  private forget(kindId: string, rawName: string, field: string): LostLock | null {
+    const renewed = this.renewed(kindId, rawName);
     const holder = renewed?.owners.get(field);
     if (!renewed || !holder) return null;
     renewed.owners.delete(field);
-    if (renewed.owners.size === 0) this.locks.delete(slot);
+    if (renewed.owners.size === 0) this.drop(renewed);
     return { kind: renewed.kind.id, rawName: renewed.rawName, field, threadId: holder.threadId };
   }
 
@@ -221,23 +238,25 @@ export class LockRenewalScheduler {
 
   private async tick(): Promise<void> {
     // One batch holds locks of one kind (each kind has its own script) and, in a cluster, of one hash slot.
-    const byKind = new Map<string, { kind: RenewalKind; slots: string[] }>();
-    for (const [slot, renewed] of this.locks) {
-      const group = `${renewed.kind.id}\u0000${this.groupOf(renewed.rawName)}`;
-      const batch = byKind.get(group);
-      if (batch) batch.slots.push(slot);
-      else byKind.set(group, { kind: renewed.kind, slots: [slot] });
+    const byKind = new Map<string, { kind: RenewalKind; names: string[] }>();
+    for (const byName of this.locks.values()) {
+      for (const renewed of byName.values()) {
+        const group = `${renewed.kind.id}\u0000${this.groupOf(renewed.rawName)}`;
+        const batch = byKind.get(group);
+        if (batch) batch.names.push(renewed.rawName);
+        else byKind.set(group, { kind: renewed.kind, names: [renewed.rawName] });
+      }
     }
-    for (const { kind, slots } of byKind.values()) {
-      for (let i = 0; i < slots.length && !this.stopped; i += this.batchSize) {
+    for (const { kind, names } of byKind.values()) {
+      for (let i = 0; i < names.length && !this.stopped; i += this.batchSize) {
         const sent: Sent[] = [];
         const entries: RenewalEntry[] = [];
-        for (const slot of slots.slice(i, i + this.batchSize)) {
-          const renewed = this.locks.get(slot);
+        for (const rawName of names.slice(i, i + this.batchSize)) {
+          const renewed = this.renewed(kind.id, rawName);
           const first = renewed?.owners.entries().next();
           if (!renewed || !first || first.done) continue;
           const [field, holder] = first.value;
-          sent.push({ slot, field, holder, epoch: holder.epoch, count: holder.count });
+          sent.push({ kindId: kind.id, rawName, field, holder, epoch: holder.epoch, count: holder.count });
           entries.push({ rawName: renewed.rawName, field, owners: [...renewed.owners.keys()] });
         }
         if (sent.length === 0) continue;
@@ -258,7 +277,7 @@ export class LockRenewalScheduler {
 
   /** The field was gone when the batch ran: those holds are lost; holds taken since then are kept. */
   private settleGone(s: Sent): void {
-    const renewed = this.locks.get(s.slot);
+    const renewed = this.renewed(s.kindId, s.rawName);
     const holder = renewed?.owners.get(s.field);
     // The registration the batch was about has ended — its owner released it (and may hold the lock again
     // under a new registration, which the next tick checks): the field was gone because of that unlock.
@@ -270,7 +289,7 @@ export class LockRenewalScheduler {
       return;
     }
     if (holder.epoch === s.epoch) {
-      const lost = this.forget(s.slot, s.field);
+      const lost = this.forget(s.kindId, s.rawName, s.field);
       if (lost) {
         this.lost.add(lostKey(lost.kind, lost.rawName, lost.field));
         this.report(this.onLost, lost);
@@ -290,10 +309,6 @@ export class LockRenewalScheduler {
       process.emitWarning(`redisson-ts: a watchdog listener threw: ${String(error)}`);
     }
   }
-}
-
-function slotKey(kind: string, rawName: string): string {
-  return `${kind}\u0000${rawName}`;
 }
 
 function lostKey(kind: string, rawName: string, field: string): string {
