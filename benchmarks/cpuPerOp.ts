@@ -168,7 +168,10 @@ if (session) {
   await post(session, 'Profiler.start');
 }
 for (let r = 0; r < rounds; r++) {
-  const order = names.slice(r % names.length).concat(names.slice(0, r % names.length));
+  const rotated = names.slice(r % names.length).concat(names.slice(0, r % names.length));
+  // An op pays for what ran just before it (the previous op's timers and garbage): with --before, every other
+  // round runs the older build's op first, so that neither build always follows the other.
+  const order = before && r % 2 === 1 ? rotated.map((name) => (name.endsWith('@before') ? name.slice(0, -'@before'.length) : OPS[`${name}@before`] ? `${name}@before` : name)) : rotated;
   for (const name of order) await runOp(name, name.includes('handoff') ? Math.ceil(n / 10) : n, true);
 }
 
