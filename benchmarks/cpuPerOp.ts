@@ -83,6 +83,10 @@ async function handoff(holder: Owner, waiter: Owner, timed: <T>(fn: () => Promis
 }
 
 type Client = ReturnType<typeof Redisson.create>;
+interface Executor {
+  eval(id: string, keys: string[], args: (string | number)[], retry: string): Promise<unknown>;
+  command(name: string, ...args: string[]): Promise<unknown>;
+}
 
 /** The redisson-ts operations on `client` (keys suffixed with `tag`). */
 function redissonOps(client: Client, tag: string): Record<string, Op> {
@@ -98,6 +102,19 @@ function redissonOps(client: Client, tag: string): Record<string, Op> {
     'users-op': {
       what: 'getLock(name).lock(), GET + SET on another connection, unlock()',
       run: (t) => t(async () => { const l = client.getLock(`cpu:users${tag}`); await l.lock(); const v = Number((await app.get('cpu:users:n')) ?? 0); await app.set('cpu:users:n', String(v + 1)); await l.unlock(); }),
+    },
+    'exec-pair': {
+      what: 'the executor alone: tryLockInner + unlockInner evals + latch DEL (no lock object logic)',
+      run: (t) => {
+        const ctx = (client.getLock(`cpu:exec${tag}`) as unknown as { ctx: { id: string; executor: Executor } }).ctx;
+        const field = `${ctx.id}:1`;
+        return t(async () => {
+          const latch = `redisson_unlock_latch:{cpu:exec${tag}}:${randomUUID().replaceAll('-', '')}`;
+          await ctx.executor.eval('lock/tryLockInner', [`cpu:exec${tag}`], [30_000, field], 'never');
+          await ctx.executor.eval('lock/unlockInner', [`cpu:exec${tag}`, `redisson_lock__channel:{cpu:exec${tag}}`, latch], [0, 30_000, field, 15_000], 'idempotent');
+          void ctx.executor.command('DEL', latch);
+        });
+      },
     },
     handoff: { what: 'same-client handoff: holder unlock → parked lock() resolves', run: (t) => handoff(wrap(client.getLock(`cpu:hand${tag}`)), wrap(client.getLock(`cpu:hand${tag}`)), t) },
   };

@@ -202,15 +202,22 @@ export class CommandExecutor {
 
   #recheck: (() => Promise<void>) | null = null;
 
-  /** {@link run}, sent again after a `READONLY` refusal once the topology was re-checked (see {@link onReadOnly}). */
-  async #send<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
+  /**
+   * {@link run}, sent again after a `READONLY` refusal once the topology was re-checked (see {@link onReadOnly});
+   * {@link run} itself where nothing re-checks (no async layer per command: issue 29).
+   */
+  #send<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
+    return this.#recheck === null ? this.run(send, extraMs) : this.#sendRechecked(send, this.#recheck, extraMs);
+  }
+
+  async #sendRechecked<T>(send: (connection: CommandConnection) => Promise<T>, recheck: () => Promise<void>, extraMs: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.run(send, extraMs);
       } catch (error) {
         const refused = classify(error);
-        if (this.#recheck === null || refused.kind !== 'reply' || refused.code !== 'READONLY' || attempt >= Math.max(1, this.retryAttempts)) throw error;
-        await this.#recheck();
+        if (refused.kind !== 'reply' || refused.code !== 'READONLY' || attempt >= Math.max(1, this.retryAttempts)) throw error;
+        await recheck();
       }
     }
   }
@@ -242,26 +249,26 @@ export class CommandExecutor {
    * with `RedisTimeoutError` when no reply comes within `timeout`.
    */
   run<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
-    const d = pDefer<T>();
-    const limitMs = this.timeoutMs + extraMs;
-    const entry: InFlight = { written: false, reject: d.reject, send: null, reconnects: 0, started: performance.now(), limitMs };
-    this.#inflight.add(entry);
-    this.#armSweep(entry.started + limitMs);
-    entry.send = () => {
-      entry.send = null;
-      if (!this.#inflight.has(entry)) return;
-      entry.written = true;
-      send(this.connection).then(
-        (value) => this.#settle(entry) && d.resolve(value),
-        (error: unknown) => this.#settle(entry) && d.reject(this.#typed(error, entry)),
-      );
-    };
-    const status = this.connection.status;
-    if (status === 'ready' && this.#admits()) entry.send();
-    // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
-    else if (status === 'end') this.#expire(entry, 'closed');
-    else this.#waiting.push(entry);
-    return d.promise;
+    return new Promise<T>((resolve, reject) => {
+      const limitMs = this.timeoutMs + extraMs;
+      const entry: InFlight = { written: false, reject, send: null, reconnects: 0, started: performance.now(), limitMs };
+      this.#inflight.add(entry);
+      this.#armSweep(entry.started + limitMs);
+      entry.send = () => {
+        entry.send = null;
+        if (!this.#inflight.has(entry)) return;
+        entry.written = true;
+        send(this.connection).then(
+          (value) => this.#settle(entry) && resolve(value),
+          (error: unknown) => this.#settle(entry) && reject(this.#typed(error, entry)),
+        );
+      };
+      const status = this.connection.status;
+      if (status === 'ready' && this.#admits()) entry.send();
+      // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
+      else if (status === 'end') this.#expire(entry, 'closed');
+      else this.#waiting.push(entry);
+    });
   }
 
   /** Makes the deadline timer fire by `at` (a `performance.now()` value), and keep the process alive meanwhile. */
@@ -318,11 +325,30 @@ export class CommandExecutor {
    * lost reply as `ConnectionLostError`; `'idempotent'` (an unlock whose latch answers a second run, a
    * renewal) re-sends it, up to `retryAttempts` times, on the reconnected socket.
    */
-  async eval(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
-    const wire = this.#withPublish(id, given);
+  eval(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[], retry: RetryPolicy = 'never', undo?: SyncUndo): Promise<unknown> {
+    let wire: readonly ScriptArg[] | Promise<readonly ScriptArg[]>;
+    try {
+      wire = this.#withPublish(id, given);
+    } catch (error) {
+      // #withPublish throws only our own IllegalStateError.
+      return Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error)));
+    }
+    // The common case (a known publish command, no replicas to confirm) without an async layer: issue 29.
+    if (!(wire instanceof Promise) && (this.sync === null || UNSYNCED_SCRIPTS.has(id))) return this.#plain(id, keys, wire, retry);
+    return this.#evalSlow(id, keys, wire, retry, undo);
+  }
+
+  /** Script `id` sent as is (re-sent after a lost reply when `retry` allows it). */
+  #plain(id: LuaScriptId, keys: readonly string[], args: readonly ScriptArg[], retry: RetryPolicy): Promise<unknown> {
+    const send = (c: CommandConnection): Promise<unknown> => c.evalScript(id, keys, args);
+    if (retry === 'never' || this.retryAttempts === 0) return this.#send(send);
+    return this.#resent(retry, () => this.#send(send));
+  }
+
+  async #evalSlow(id: LuaScriptId, keys: readonly string[], wire: readonly ScriptArg[] | Promise<readonly ScriptArg[]>, retry: RetryPolicy, undo: SyncUndo | undefined): Promise<unknown> {
     const args = wire instanceof Promise ? await wire : wire;
     const sync = this.sync;
-    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#resent(retry, () => this.#send((c) => c.evalScript(id, keys, args)));
+    if (sync === null || UNSYNCED_SCRIPTS.has(id)) return this.#plain(id, keys, args, retry);
     // Redisson's synced execution with `ServiceManager.execute` around it: a write its replicas did not
     // confirm is undone (`handleNoSync`) and tried again, `retryAttempts` times, `retryDelay` apart.
     // (`undo` runs its own synced write; a failure of it is not retried, see below.)
@@ -347,10 +373,16 @@ export class CommandExecutor {
    * Script `id` sent once as a plain command, as Redisson sends its `RedissonObject`/`RedissonExpirable` scripts
    * (`evalWriteAsync`): never followed by `WAIT`, never re-sent.
    */
-  async evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
-    const wire = this.#withPublish(id, given);
-    const args = wire instanceof Promise ? await wire : wire;
-    return this.#send((c) => c.evalScript(id, keys, args));
+  evalPlain(id: LuaScriptId, keys: readonly string[], given: readonly ScriptArg[]): Promise<unknown> {
+    let wire: readonly ScriptArg[] | Promise<readonly ScriptArg[]>;
+    try {
+      wire = this.#withPublish(id, given);
+    } catch (error) {
+      // #withPublish throws only our own IllegalStateError.
+      return Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error)));
+    }
+    if (wire instanceof Promise) return wire.then((args) => this.#send((c) => c.evalScript(id, keys, args)));
+    return this.#send((c) => c.evalScript(id, keys, wire));
   }
 
   /**
@@ -366,16 +398,13 @@ export class CommandExecutor {
     return typeof command === 'string' ? put(command) : command.then(put);
   }
 
-  /** `send`, re-sent after a lost reply when `retry` allows it. */
-  async #resent<T>(retry: RetryPolicy, send: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await send();
-      } catch (error) {
-        const unknownOutcome = error instanceof ConnectionLostError || error instanceof RedisTimeoutError;
-        if (retry === 'never' || !unknownOutcome || attempt >= this.retryAttempts) throw error;
-      }
-    }
+  /** `send`, re-sent after a lost reply when `retry` allows it (a chained `catch`, not an async loop: issue 29). */
+  #resent<T>(retry: RetryPolicy, send: () => Promise<T>, attempt = 0): Promise<T> {
+    return send().catch((error: unknown) => {
+      const unknownOutcome = error instanceof ConnectionLostError || error instanceof RedisTimeoutError;
+      if (retry === 'never' || !unknownOutcome || attempt >= this.retryAttempts) throw error;
+      return this.#resent(retry, send, attempt + 1);
+    });
   }
 
   /**
