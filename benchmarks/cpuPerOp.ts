@@ -39,6 +39,11 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '6' },
     ops: { type: 'string' },
     warmup: { type: 'string', default: '500' },
+    /**
+     * Writes a sampling heap profile of the measured rounds to this file: every allocation sampled, the young
+     * garbage included (what each function allocates per op: `profileSummary.ts --alloc`).
+     */
+    alloc: { type: 'string' },
     /** Writes a `.cpuprofile` of the measured rounds only (no start-up, no warm-up) to this file. */
     prof: { type: 'string' },
     /**
@@ -184,6 +189,12 @@ if (session) {
   await post(session, 'Profiler.setSamplingInterval', { interval: 50 });
   await post(session, 'Profiler.start');
 }
+const heapSession = values.alloc === undefined ? null : new Session();
+if (heapSession) {
+  heapSession.connect();
+  await post(heapSession, 'HeapProfiler.enable');
+  await post(heapSession, 'HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+}
 for (let r = 0; r < rounds; r++) {
   const rotated = names.slice(r % names.length).concat(names.slice(0, r % names.length));
   // An op pays for what ran just before it (the previous op's timers and garbage): with --before, every other
@@ -192,6 +203,11 @@ for (let r = 0; r < rounds; r++) {
   for (const name of order) await runOp(name, name.includes('handoff') ? Math.ceil(n / 10) : n, true);
 }
 
+if (heapSession && values.alloc) {
+  const { profile } = (await post(heapSession, 'HeapProfiler.stopSampling')) as { profile: unknown };
+  writeFileSync(values.alloc, JSON.stringify(profile));
+  heapSession.disconnect();
+}
 if (session && values.prof) {
   const { profile } = (await post(session, 'Profiler.stop')) as { profile: unknown };
   writeFileSync(values.prof, JSON.stringify(profile));

@@ -37,6 +37,7 @@ import { PublishSubscribe } from './pubsub/PublishSubscribe.js';
 import { HoldLedger } from './locks/HoldLedger.js';
 import type { HoldOptions } from './locks/holdArgs.js';
 import { LockRenewalScheduler, type LostLock } from './renewal/LockRenewalScheduler.js';
+import { KeptSet } from './kept.js';
 
 /** First automatically allocated thread id; explicit ids below it never collide with automatic ones. */
 export const AUTO_THREAD_ID_BASE = 1_000_000_001;
@@ -115,7 +116,8 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
   // Holds whose `signal` aborts when the watchdog finds them lost, by ledger key.
   readonly #lossWatchers = new Map<string, Set<() => void>>();
   readonly #flows = new AsyncLocalStorage<number>();
-  readonly #waiters = new Set<TrackedWaiter>();
+  // Kept: every acquire call is tracked while it runs (see KeptSet).
+  readonly #waiters = new KeptSet<TrackedWaiter>();
   readonly #background = new Set<Promise<unknown>>();
   readonly #context: ClientContext;
   // Redis Cluster: the keyPrefix every key and channel gets, for the one-slot check of names; null elsewhere.

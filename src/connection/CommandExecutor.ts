@@ -11,6 +11,7 @@ import { delayOf, retryDelay } from '../config.js';
 import type { DelayStrategy } from '../DelayStrategy.js';
 import { classify, redirection } from './classify.js';
 import type { CommandArg, CommandConnection } from './driver.js';
+import { KeptSet } from '../kept.js';
 
 /** A script argument as the primitives give it: numbers must be safe integers (sent as plain decimals). */
 export type ScriptArg = string | number | Buffer;
@@ -63,9 +64,10 @@ export type RetryPolicy = 'never' | 'idempotent';
 
 interface InFlight {
   written: boolean;
-  reject: (error: Error) => void;
-  /** Writes the command (deferred while the connection is not ready). */
-  send: (() => void) | null;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  /** What writes the command, until it is written (deferred while the connection is not ready). */
+  send: ((connection: CommandConnection) => Promise<unknown>) | null;
   /** Reconnect attempts seen while waiting for the connection. */
   reconnects: number;
   /** When the call was made (`performance.now()`), for the time its error reports. */
@@ -92,7 +94,8 @@ type GaveUp = 'timeout' | 'retries' | 'closed';
  * the reset throws away replies the client has not read yet.
  */
 export class CommandExecutor {
-  readonly #inflight = new Set<InFlight>();
+  // Kept: it goes from one command to none on nearly every command (see KeptSet).
+  readonly #inflight = new KeptSet<InFlight>();
   #closing = false;
   // One timer for every command's deadline (a timer per command created and removed a timer list per
   // command): set for the earliest deadline in flight, unref'd while nothing is in flight.
@@ -120,7 +123,7 @@ export class CommandExecutor {
   // Commands waiting for the connection to be ready, in call order.
   readonly #waiting: InFlight[] = [];
   readonly #onReady = (): void => {
-    if (this.#admits()) for (const entry of this.#waiting.splice(0)) entry.send?.();
+    if (this.#admits()) for (const entry of this.#waiting.splice(0)) this.#write(entry);
   };
   // Whether a command may be written now that the connection is ready: a Sentinel client holds commands while
   // it moves to a new master (see `admitWhen`).
@@ -251,24 +254,27 @@ export class CommandExecutor {
   run<T>(send: (connection: CommandConnection) => Promise<T>, extraMs = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const limitMs = this.timeoutMs + extraMs;
-      const entry: InFlight = { written: false, reject, send: null, reconnects: 0, started: performance.now(), limitMs };
+      const entry: InFlight = { written: false, resolve: resolve as (value: unknown) => void, reject, send, reconnects: 0, started: performance.now(), limitMs };
       this.#inflight.add(entry);
       this.#armSweep(entry.started + limitMs);
-      entry.send = () => {
-        entry.send = null;
-        if (!this.#inflight.has(entry)) return;
-        entry.written = true;
-        send(this.connection).then(
-          (value) => this.#settle(entry) && resolve(value),
-          (error: unknown) => this.#settle(entry) && reject(this.#typed(error, entry)),
-        );
-      };
       const status = this.connection.status;
-      if (status === 'ready' && this.#admits()) entry.send();
+      if (status === 'ready' && this.#admits()) this.#write(entry);
       // A connection that gave up reconnecting (or was closed) will not become ready: fail now.
       else if (status === 'end') this.#expire(entry, 'closed');
       else this.#waiting.push(entry);
     });
+  }
+
+  /** Writes `entry`'s command, once, unless it was settled meanwhile (expired while it waited). */
+  #write(entry: InFlight): void {
+    const send = entry.send;
+    entry.send = null;
+    if (send === null || !this.#inflight.has(entry)) return;
+    entry.written = true;
+    send(this.connection).then(
+      (value) => this.#settle(entry) && entry.resolve(value),
+      (error: unknown) => this.#settle(entry) && entry.reject(this.#typed(error, entry)),
+    );
   }
 
   /** Makes the deadline timer fire by `at` (a `performance.now()` value), and keep the process alive meanwhile. */

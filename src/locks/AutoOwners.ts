@@ -14,6 +14,7 @@
  * Re-entering a hold therefore needs an owner: `hold.reenter()`, `client.runInThread()` or an explicit
  * `threadId`. Re-locking the same object without one waits for itself; see {@link selfWaitWarning}.
  */
+import { KeptSet } from '../kept.js';
 
 /** An acquisition in flight (a lock's per-call object is one: no entry or closure of its own). */
 export interface Pending {
@@ -32,7 +33,8 @@ export class AutoOwners {
   #holding: number[] = NONE;
   #pending: Pending[] = NONE;
   // Holds an unlock in flight is releasing (see claim); made on first use (a lock object per request is common).
-  #claimed: Set<number> | null = null;
+  // Kept: every unlock() without an owner claims and unclaims one (see KeptSet).
+  #claimed: KeptSet<number> | null = null;
 
   /**
    * @param allocate a fresh owner id: a function, or the client's context (its `allocateThreadId`), which spares
@@ -102,10 +104,13 @@ export class AutoOwners {
    * claimed, marked until {@link unclaim}. `undefined` when every hold is claimed (or none is held).
    */
   claim(): number | undefined {
-    const claimed = (this.#claimed ??= new Set());
-    const threadId = this.#holding.find((t) => !claimed.has(t));
-    if (threadId !== undefined) claimed.add(threadId);
-    return threadId;
+    const claimed = (this.#claimed ??= new KeptSet());
+    for (const threadId of this.#holding) {
+      if (claimed.has(threadId)) continue;
+      claimed.add(threadId);
+      return threadId;
+    }
+    return undefined;
   }
 
   /** The unlock that claimed `threadId` ended (the hold was released, or is still held after a reentrant unlock). */

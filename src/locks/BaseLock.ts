@@ -4,12 +4,12 @@
  * request id and latch, the watchdog, lost-lock reporting and the ledger of holds. A concrete lock supplies
  * its scripts and names through the protected hooks below, as Redisson's subclasses override theirs.
  */
-import { randomUUID } from 'node:crypto';
 import type { ClientContext } from '../ClientContext.js';
 import { traceRelease, type DiagnosticsTarget, type TraceSource } from '../diagnostics.js';
 import { requireThreadId, unlockLatchTtl } from '../config.js';
 import { ConnectionLostError, IllegalMonitorStateError, IllegalStateError, LockLostError, RedisTimeoutError } from '../errors.js';
 import { lockFieldName, unlockLatchName } from '../keys.js';
+import { newRequestId } from '../requestId.js';
 import { lockWakePolicy } from '../pubsub/wakePolicies.js';
 import { lockRenewal, type RenewalKind } from '../renewal/LockRenewalScheduler.js';
 import type { TimeUnit } from '../TimeUnit.js';
@@ -61,6 +61,8 @@ function markHandled(call: TrackedCall | undefined): void {
 // Module-level: a callback made inside a call would keep that call's context alive while it waits.
 const toUndefined = (): undefined => undefined;
 const isAcquired = (result: Acquired<unknown>): boolean => result !== null;
+/** For {@link BaseLock.undoUnsynced}: an acquire script that answers nil when it took the lock (made once, not per attempt). */
+export const nilAcquired = (reply: unknown): boolean => reply === null;
 
 /** The arguments of one acquire attempt, as a concrete lock's script needs them. */
 export interface AcquireRequest {
@@ -135,10 +137,12 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * Sentinel deployments only) and `acquiredReply` says it took the lock, the hold is given back before the
    * acquire is retried — Redisson's `handleNoSync`: the unlock script with a fresh request id.
    */
-  protected undoUnsynced(field: string, threadId: number, acquiredReply: (reply: unknown) => boolean): (reply: unknown) => Promise<unknown> | undefined {
+  protected undoUnsynced(field: string, threadId: number, acquiredReply: (reply: unknown) => boolean): ((reply: unknown) => Promise<unknown> | undefined) | undefined {
+    // Only a write that replicas must confirm is ever undone: none on a single server (no closure per attempt).
+    if (this.ctx.executor.sync === null) return undefined;
     return (reply) => {
       if (!acquiredReply(reply)) return undefined;
-      const latch = unlockLatchName(this.rawName, randomUUID().replaceAll('-', ''));
+      const latch = this.#latchName();
       return this.unlockInner(field, latch, unlockLatchTtl(this.ctx.options), threadId);
     };
   }
@@ -192,6 +196,15 @@ export abstract class BaseLock<T = void> extends RExpirable {
     const made = { threadId, field, key: HoldLedger.key(this.rawName, field) };
     this.#owner = made;
     return made;
+  }
+
+  // `redisson_unlock_latch:{N}:`, made once per object.
+  #latchPrefix: string | undefined;
+
+  /** A fresh unlock latch name: `redisson_unlock_latch:{N}:<32 hex digits>`, as Redisson's `generateId()`. */
+  #latchName(): string {
+    this.#latchPrefix ??= unlockLatchName(this.rawName, '');
+    return this.#latchPrefix + newRequestId();
   }
 
   /** How the watchdog renews this lock's holds. */
@@ -576,8 +589,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
    * 3.52+), then the latch deleted without waiting, as Redisson (shutdown still waits for it).
    */
   async #unlockOnce(field: string, threadId: number): Promise<unknown> {
-    // 32 hex digits like Redisson's generateId(); randomUUID is far cheaper than randomBytes(16).
-    const latch = unlockLatchName(this.rawName, randomUUID().replaceAll('-', ''));
+    const latch = this.#latchName();
     try {
       return await this.unlockInner(field, latch, unlockLatchTtl(this.ctx.options), threadId);
     } finally {

@@ -9,6 +9,7 @@
  * (the owner's count in Redis against the count this ledger expected), a hold that landed is undone, and
  * every later operation of that owner on that lock waits for this to finish first.
  */
+import { KeptMap } from '../kept.js';
 
 interface Hold {
   count: number;
@@ -22,7 +23,8 @@ interface Doubt {
 }
 
 export class HoldLedger {
-  readonly #holds = new Map<string, Hold>();
+  // Kept: an uncontended lock's hold comes and goes on every pair (see KeptMap).
+  readonly #holds = new KeptMap<string, Hold>();
   readonly #doubts = new Map<string, Doubt>();
 
   /** The ledger key of owner `field` on lock `rawName`. */

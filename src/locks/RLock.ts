@@ -8,7 +8,7 @@ import { lockChannelName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { HandoffReservation } from '../pubsub/PublishSubscribe.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import { BaseLock, type AcquireRequest } from './BaseLock.js';
+import { BaseLock, nilAcquired, type AcquireRequest } from './BaseLock.js';
 
 /**
  * A reentrant distributed lock. Obtain with `client.getLock(name)`.
@@ -20,6 +20,8 @@ export class RLock extends BaseLock {
   /** Diagnostics identity (see `RObject.primitive`). */
   static override readonly primitive: string = 'RLock';
   readonly #channel: string;
+  // The acquire script's keys, made once (the executor only reads them).
+  #keys: readonly string[] | undefined;
 
   /** @internal use `client.getLock(name)`. */
   constructor(ctx: ClientContext, name: string) {
@@ -33,8 +35,9 @@ export class RLock extends BaseLock {
 
   /** `lock/tryLockInner`: take or re-enter; otherwise the holder's PTTL. */
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
-    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
-    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
+    const undo = this.undoUnsynced(field, threadId, nilAcquired);
+    this.#keys ??= [this.rawName];
+    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', this.#keys, [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }
 

@@ -9,7 +9,7 @@ import { IllegalMonitorStateError } from '../errors.js';
 import { fairLockQueueName, fairLockTimeoutName, fairLockWaiterChannelName, lockChannelName } from '../keys.js';
 import { lockWakePolicy, UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import { acquired, retryAfter, type Attempt, type WaitMode } from '../wait/acquire.js';
-import { BaseLock, type AcquireRequest } from './BaseLock.js';
+import { BaseLock, nilAcquired, type AcquireRequest } from './BaseLock.js';
 
 /**
  * How long (ms) a queued waiter waits before asking again when told `0`: the lock is free (or expiring)
@@ -117,8 +117,8 @@ export class RedissonFairLock extends BaseLock {
     try {
       reply =
         waitMs === 0
-          ? await this.ctx.executor.eval('fairlock/tryLockOnce', keys, [leaseMs, field, now, wait, ...extra], 'never', this.undoUnsynced(field, threadId, (r) => r === null))
-          : await this.ctx.executor.eval('fairlock/tryLockInner', keys, [leaseMs, field, wait, now, ...extra], 'never', this.undoUnsynced(field, threadId, (r) => r === null));
+          ? await this.ctx.executor.eval('fairlock/tryLockOnce', keys, [leaseMs, field, now, wait, ...extra], 'never', this.undoUnsynced(field, threadId, nilAcquired))
+          : await this.ctx.executor.eval('fairlock/tryLockInner', keys, [leaseMs, field, wait, now, ...extra], 'never', this.undoUnsynced(field, threadId, nilAcquired));
     } catch (error) {
       if (reentry !== null && error instanceof Error && error.message.includes(reentry)) {
         if (waitMs !== 0) this.#refusedReentry.add(threadId);

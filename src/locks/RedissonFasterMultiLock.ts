@@ -12,7 +12,7 @@ import { lockChannelName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { RenewalEntry, RenewalKind, ScriptRunner } from '../renewal/LockRenewalScheduler.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import { BaseLock, type AcquireRequest } from './BaseLock.js';
+import { BaseLock, nilAcquired, type AcquireRequest } from './BaseLock.js';
 import { hash128toBase64 } from './highwayHash.js';
 import { ArgumentRangeError, InvalidArgumentError } from '../errors.js';
 
@@ -106,7 +106,7 @@ export class RedissonFasterMultiLock extends BaseLock {
 
   /** `fastermultilock/tryLockInner`: every value at once, or the ms until the latest other holder's deadline. */
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
-    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const undo = this.undoUnsynced(field, threadId, nilAcquired);
     const ttl = (await this.ctx.executor.eval('fastermultilock/tryLockInner', [this.rawName], [leaseMs, Date.now(), field, ...this.#fields], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

@@ -5,7 +5,7 @@
  */
 import { IllegalMonitorStateError } from '../errors.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import type { AcquireRequest } from './BaseLock.js';
+import { nilAcquired, type AcquireRequest } from './BaseLock.js';
 import { RLock } from './RLock.js';
 
 /** The error message the acquire script returns on a re-entry (Redisson's `REENTRY_ERR`). */
@@ -32,7 +32,7 @@ export class RedissonNonReentrantLock extends RLock {
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     let ttl: unknown;
     try {
-      ttl = await this.ctx.executor.eval('nonreentrant/tryLockInner', [this.rawName], [leaseMs, field, NON_REENTRANT_REACQUIRE], 'never', this.undoUnsynced(field, threadId, (r) => r === null));
+      ttl = await this.ctx.executor.eval('nonreentrant/tryLockInner', [this.rawName], [leaseMs, field, NON_REENTRANT_REACQUIRE], 'never', this.undoUnsynced(field, threadId, nilAcquired));
     } catch (error) {
       if (error instanceof Error && error.message.includes(NON_REENTRANT_REACQUIRE)) {
         throw new IllegalMonitorStateError(

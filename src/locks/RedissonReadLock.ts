@@ -10,7 +10,7 @@ import { readLockTimeoutPrefix, writeLockFieldName } from '../keys.js';
 import { UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import type { RenewalEntry, RenewalKind, ScriptRunner } from '../renewal/LockRenewalScheduler.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import type { AcquireRequest } from './BaseLock.js';
+import { nilAcquired, type AcquireRequest } from './BaseLock.js';
 import { ReadWriteHalf } from './ReadWriteHalf.js';
 
 /**
@@ -69,7 +69,7 @@ export class RedissonReadLock extends ReadWriteHalf {
       [this.rawName, readLockTimeoutPrefix(this.rawName, field)],
       [leaseMs, field, writeLockFieldName(this.ctx.id, threadId)],
       'never',
-      this.undoUnsynced(field, threadId, (r) => r === null),
+      this.undoUnsynced(field, threadId, nilAcquired),
     )) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

@@ -7,7 +7,7 @@ import type { ClientContext } from '../ClientContext.js';
 import { lockChannelName } from '../keys.js';
 import { acquired, retryAfter, type Attempt, type WaitMode } from '../wait/acquire.js';
 import { backOffSleeps, type BackOff } from '../wait/backOff.js';
-import { BaseLock, type AcquireRequest } from './BaseLock.js';
+import { BaseLock, nilAcquired, type AcquireRequest } from './BaseLock.js';
 
 /**
  * A reentrant lock whose waiters poll with a back-off instead of waiting for a release message: for many
@@ -50,7 +50,7 @@ export class RedissonSpinLock extends BaseLock {
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     // As Redisson: every attempt, taken or not, makes its lease the one a reentrant unlock re-applies.
     this.internalLockLeaseTime = leaseMs;
-    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const undo = this.undoUnsynced(field, threadId, nilAcquired);
     const ttl = (await this.ctx.executor.eval('lock/tryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

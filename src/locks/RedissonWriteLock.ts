@@ -9,7 +9,7 @@ import type { AutoOwners } from './AutoOwners.js';
 import { writeLockFieldName } from '../keys.js';
 import { READ_UNLOCK_MESSAGE } from '../pubsub/wakePolicies.js';
 import { acquired, retryAfter, type Attempt } from '../wait/acquire.js';
-import type { AcquireRequest } from './BaseLock.js';
+import { nilAcquired, type AcquireRequest } from './BaseLock.js';
 import { ReadWriteHalf } from './ReadWriteHalf.js';
 
 /**
@@ -36,7 +36,7 @@ export class RedissonWriteLock extends ReadWriteHalf {
 
   /** `rwlock/writeTryLockInner`: take a free lock or re-enter; otherwise the holders' PTTL. */
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
-    const undo = this.undoUnsynced(field, threadId, (r) => r === null);
+    const undo = this.undoUnsynced(field, threadId, nilAcquired);
     const ttl = (await this.ctx.executor.eval('rwlock/writeTryLockInner', [this.rawName], [leaseMs, field], 'never', undo)) as number | null;
     return ttl === null ? acquired(undefined) : retryAfter(ttl);
   }

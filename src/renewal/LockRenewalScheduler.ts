@@ -8,6 +8,7 @@
  */
 import type { LuaScriptId } from '../generated/lua.js';
 import { traceRenewal } from '../diagnostics.js';
+import { KeptMap } from '../kept.js';
 
 /** One lock the watchdog renews: the hash `rawName` while it still has owner field `field`. */
 export interface RenewalEntry {
@@ -95,8 +96,10 @@ interface Sent {
 export class LockRenewalScheduler {
   // kind id → rawName → the owners renewed there. Two levels, not one composite key: every lock() and unlock()
   // looks its pair up, and a key string built per call would be flattened and hashed per call (issue 29).
-  // An empty level is deleted with its last entry.
-  private readonly locks = new Map<string, Map<string, Renewed>>();
+  // A kind's level is kept once made (there are a few kinds), and kept maps do not reallocate their table each time
+  // their last lock leaves; an owners map is not emptied when its last owner leaves — the pair is forgotten
+  // instead (see KeptMap: a Map emptied by a delete allocates a new table, issue 29).
+  private readonly locks = new Map<string, KeptMap<string, Renewed>>();
   private readonly lost = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -123,6 +126,12 @@ export class LockRenewalScheduler {
     return size;
   }
 
+  /** One hold fewer of `field` on `renewed` is registered: its owner leaves, and the pair goes with its last owner. */
+  private leave(renewed: Renewed, field: string): void {
+    if (renewed.owners.size === 1 && renewed.owners.has(field)) this.drop(renewed);
+    else renewed.owners.delete(field);
+  }
+
   /** True while the watchdog renews `field` on `rawName` under `kind`. */
   renews(kind: RenewalKind, rawName: string, field: string): boolean {
     return this.renewed(kind.id, rawName)?.owners.has(field) ?? false;
@@ -137,7 +146,6 @@ export class LockRenewalScheduler {
     const byName = this.locks.get(renewed.kind.id);
     if (byName?.get(renewed.rawName) !== renewed) return;
     byName.delete(renewed.rawName);
-    if (byName.size === 0) this.locks.delete(renewed.kind.id);
   }
 
   /** Registers one more watchdog hold of `field` on `rawName` and starts the timer if needed. */
@@ -145,7 +153,7 @@ export class LockRenewalScheduler {
     if (this.stopped) return;
     this.clearLost(kind, rawName, field);
     let byName = this.locks.get(kind.id);
-    if (!byName) this.locks.set(kind.id, (byName = new Map<string, Renewed>()));
+    if (!byName) this.locks.set(kind.id, (byName = new KeptMap<string, Renewed>()));
     let renewed = byName.get(rawName);
     if (!renewed) byName.set(rawName, (renewed = { kind, rawName, owners: new Map<string, Holder>() }));
     const holder = renewed.owners.get(field);
@@ -171,8 +179,7 @@ export class LockRenewalScheduler {
     const holder = renewed?.owners.get(field);
     if (!renewed || !holder) return false;
     holder.releasing = Math.max(0, holder.releasing - 1);
-    if (--holder.count <= 0) renewed.owners.delete(field);
-    if (renewed.owners.size === 0) this.drop(renewed);
+    if (--holder.count <= 0) this.leave(renewed, field);
     else if (holder.count > 0 && holder.releasing === 0 && holder.goneMeanwhile) {
       // The unlock left holds behind (the field was there when it ran): the batch that found it gone ran
       // after it, so the loss is real.
@@ -185,7 +192,7 @@ export class LockRenewalScheduler {
 
   /** Stops renewing every owner of `rawName`, of every kind (forceUnlock), and forgets their lost flags. */
   removeAll(rawName: string): void {
-    for (const [kindId, byName] of this.locks) if (byName.delete(rawName) && byName.size === 0) this.locks.delete(kindId);
+    for (const byName of this.locks.values()) byName.delete(rawName);
     for (const key of this.lost) if (key.split('\u0000')[1] === rawName) this.lost.delete(key);
   }
 
@@ -217,13 +224,12 @@ export class LockRenewalScheduler {
     const renewed = this.renewed(kindId, rawName);
     const holder = renewed?.owners.get(field);
     if (!renewed || !holder) return null;
-    renewed.owners.delete(field);
-    if (renewed.owners.size === 0) this.drop(renewed);
+    this.leave(renewed, field);
     return { kind: renewed.kind.id, rawName: renewed.rawName, field, threadId: holder.threadId };
   }
 
   private schedule(): void {
-    if (this.timer || this.running || this.stopped || this.locks.size === 0) return;
+    if (this.timer || this.running || this.stopped || this.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.running = this.tick()

@@ -11,7 +11,8 @@
  *
  * Interoperates with Java Redisson ≥ 3.23.4 (one id per permit; ≥ 3.17.0 for single permits).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { newRequestId } from '../requestId.js';
 import type { ClientContext } from '../ClientContext.js';
 import { describeValue, requireTime, requireUnit, unlockLatchTtl } from '../config.js';
 import { traceRelease } from '../diagnostics.js';
@@ -386,7 +387,7 @@ export class RPermitExpirableSemaphore extends RExpirable {
    * without waiting; its TTL covers every re-send.
    */
   async #latched(run: (latch: string, ttlMs: number) => Promise<unknown>): Promise<unknown> {
-    const latch = unlockLatchName(this.#rawName, randomUUID().replaceAll('-', ''));
+    const latch = unlockLatchName(this.#rawName, newRequestId());
     try {
       return await run(latch, unlockLatchTtl(this.#ctx.options));
     } finally {

@@ -324,16 +324,34 @@ function remaining(waitMs: number, started: number): number {
 function guardedAttempt<T>(p: AcquireParams<T>, scope: AbortScope, retry: boolean): Promise<Attempt<T>> {
   scope.throwIfAborted();
   const attempt = p.attempt(retry);
-  return new Promise<Attempt<T>>((resolve, reject) => {
-    const off = scope.onAbort((reason) => {
-      p.ctx.keepUntilClosed(attempt.then((r) => (r.acquired ? p.undo(r.value) : undefined)));
-      reject(reason);
-    });
+  return new Promise<Attempt<T>>((resolve, reject) => new AttemptGuard(p, scope, attempt, resolve, reject));
+}
+
+/**
+ * {@link guardedAttempt}'s state: the scope's abort listener itself (an object, not a closure and its remover) —
+ * every attempt makes one, and fewer objects per attempt is less work per lock() (issue 29).
+ */
+class AttemptGuard<T> {
+  constructor(
+    private readonly p: AcquireParams<T>,
+    private readonly scope: AbortScope,
+    private readonly attempt: Promise<Attempt<T>>,
+    private readonly resolve: (result: Attempt<T>) => void,
+    private readonly reject: (reason: Error) => void,
+  ) {
+    scope.add(this);
     attempt.then(
-      (r) => off() && resolve(r),
-      (error: unknown) => off() && reject(error as Error),
+      (r) => this.scope.remove(this) && this.resolve(r),
+      (error: unknown) => this.scope.remove(this) && this.reject(error as Error),
     );
-  });
+  }
+
+  /** The scope aborted first: the call rejects now; an acquisition that still lands is undone. */
+  aborted(reason: Error): void {
+    const { p } = this;
+    p.ctx.keepUntilClosed(this.attempt.then((r) => (r.acquired ? p.undo(r.value) : undefined)));
+    this.reject(reason);
+  }
 }
 
 /** Resolves after the event loop's next turn: I/O already read is handled first. */
