@@ -74,7 +74,7 @@ function validateOptions(options: unknown, what: string, accepted: readonly stri
 
 /** Validates the options argument of `unlock`, `getHoldCount`, `isHeldByCurrentThread` (only `threadId`). */
 export function parseOwnerOptions(options: unknown, what = 'owner options'): OwnerOptions {
-  return options === undefined ? {} : validateOptions(options, what, ['threadId']);
+  return options === undefined ? NO_OPTIONS : validateOptions(options, what, ['threadId']);
 }
 
 /** Validates an options argument that may only carry `signal`. `undefined` is `{}`. */
@@ -118,7 +118,15 @@ export interface ParsedOverload {
 }
 
 /** Splits `args` into an optional count, up to `shape.times.length` times, an optional unit and options. */
+/** Options not given: one shared frozen object (never written to; every call without options gets it). */
+const NO_OPTIONS: WaitOptions = Object.freeze({});
+/** A call without arguments (`lock()`, `tryLock()`): nothing to parse, nothing made (issue 29). */
+const NO_ARGS: ParsedOverload = Object.freeze({ count: null, times: Object.freeze([]) as unknown as number[], options: NO_OPTIONS });
+
+const NO_TIMES: { times: number[]; options: WaitOptions } = Object.freeze({ times: NO_ARGS.times, options: NO_OPTIONS });
+
 export function parseOverload(method: string, args: readonly unknown[], shape: OverloadShape): ParsedOverload {
+  if (args.length === 0) return NO_ARGS;
   const rest = [...args];
   let options: WaitOptions = {};
   const last = rest.at(-1);
@@ -155,6 +163,7 @@ export function parseOverload(method: string, args: readonly unknown[], shape: O
 
 /** The lock family: `(leaseTime?, unit?, options?)`, `(waitTime?, leaseTime?, unit?, options?)`. */
 export function parseTimes(method: string, args: readonly unknown[], names: readonly string[]): { times: number[]; options: WaitOptions } {
+  if (args.length === 0) return NO_TIMES;
   const { times, options } = parseOverload(method, args, { times: names, options: 'wait' });
   return { times, options };
 }

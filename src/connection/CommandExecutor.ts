@@ -399,7 +399,14 @@ export class CommandExecutor {
     const at = LUA_SCRIPTS[id].publish;
     if (at === null) return given;
     if (at > given.length) throw new IllegalStateError(`script ${id} takes its publish command as argument ${at + 1}, got ${given.length} arguments before it`);
-    const put = (command: string): ScriptArg[] => [...given.slice(0, at), command, ...given.slice(at)];
+    const put = (command: string): ScriptArg[] => {
+      // One array, filled in place (no slices, no spreads): this runs for every release.
+      const args: ScriptArg[] = [];
+      for (let i = 0; i < at; i++) args.push(given[i] as ScriptArg);
+      args.push(command);
+      for (let i = at; i < given.length; i++) args.push(given[i] as ScriptArg);
+      return args;
+    };
     const command = this.publishCommand();
     return typeof command === 'string' ? put(command) : command.then(put);
   }

@@ -17,8 +17,10 @@ import { isRoutingFailure } from '../connection/classify.js';
 /** What one attempt found: acquired (with a value: a token, permit ids), or a delay before retrying. */
 export type Attempt<T> = { readonly acquired: true; readonly value: T } | { readonly acquired: false; readonly retryAfter: number };
 
+// The attempt of a lock whose acquisition yields nothing: one shared frozen object, not one per lock() (issue 29).
+const ACQUIRED_VOID: Attempt<undefined> = Object.freeze({ acquired: true, value: undefined });
 /** Acquired, with `value`. */
-export const acquired = <T>(value: T): Attempt<T> => ({ acquired: true, value });
+export const acquired = <T>(value: T): Attempt<T> => (value === undefined ? (ACQUIRED_VOID as Attempt<T>) : { acquired: true, value });
 /** Not acquired: retry after `ms` at the latest (the holder's TTL; negative: only a message says when). */
 export const retryAfter = <T>(ms: number): Attempt<T> => ({ acquired: false, retryAfter: ms });
 
