@@ -7,6 +7,8 @@
  *   tsx benchmarks/cpuPerOp.ts --ops pair-watchdog,ping --n 3000 --rounds 1
  *   tsx benchmarks/cpuPerOp.ts --ops unlock --rounds 1 --n 20000 --prof /tmp/unlock.cpuprofile
  *   tsx benchmarks/profileSummary.ts /tmp/unlock.cpuprofile --ops 20000
+ *   tsx benchmarks/cpuPerOp.ts --ops pair-watchdog --rounds 1 --n 4000 --alloc /tmp/pair.heapprofile
+ *   tsx benchmarks/profileSummary.ts --alloc /tmp/pair.heapprofile --ops 4000
  *
  * `--prof` profiles the measured rounds only (the inspector's profiler, as `node --cpu-prof` but without
  * start-up and warm-up).
@@ -40,8 +42,8 @@ const { values } = parseArgs({
     ops: { type: 'string' },
     warmup: { type: 'string', default: '500' },
     /**
-     * Writes a sampling heap profile of the measured rounds to this file: every allocation sampled, the young
-     * garbage included (what each function allocates per op: `profileSummary.ts --alloc`).
+     * Writes a sampling heap profile of the measured rounds to this file: an allocation sampled per 256 B on
+     * average, the young garbage included (what each function allocates per op: `profileSummary.ts --alloc`).
      */
     alloc: { type: 'string' },
     /** Writes a `.cpuprofile` of the measured rounds only (no start-up, no warm-up) to this file. */
