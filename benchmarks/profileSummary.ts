@@ -37,7 +37,7 @@ const top = Number(values.top);
 function group(url: string, name: string): string {
   if (name === '(garbage collector)') return 'GC';
   if (name === '(idle)' || name === '(program)' || name === '(root)') return name;
-  if (url.includes('/dist-before/')) return 'redisson-ts (--before build)';
+  if (url.includes('/dist-before/') || url.includes('/.before-dist/')) return 'redisson-ts (--before build)';
   if (url.includes('/dist/') || url.includes('/src/')) return url.includes('node_modules') ? 'dependencies' : 'redisson-ts';
   if (url.includes('node_modules/ioredis') || url.includes('node_modules/redis-parser') || url.includes('node_modules/denque') || url.includes('node_modules/cluster-key-slot')) return 'ioredis';
   if (url.includes('node_modules/redis-semaphore')) return 'redis-semaphore';

@@ -58,12 +58,6 @@ export class KeptMap<K, V> {
   [Symbol.iterator](): IterableIterator<[K, V]> {
     return this.entries();
   }
-
-  /** The first entry inserted and still present, if any (a `Map`'s `entries().next()`, without a generator). */
-  first(): [K, V] | undefined {
-    for (const [key, value] of this.#map) if (key !== KEEP) return [key, value as V];
-    return undefined;
-  }
 }
 
 export class KeptSet<T> {
