@@ -117,14 +117,14 @@ export interface ParsedOverload {
   readonly options: WaitOptions;
 }
 
-/** Splits `args` into an optional count, up to `shape.times.length` times, an optional unit and options. */
 /** Options not given: one shared frozen object (never written to; every call without options gets it). */
 const NO_OPTIONS: WaitOptions = Object.freeze({});
 /** A call without arguments (`lock()`, `tryLock()`): nothing to parse, nothing made (issue 29). */
 const NO_ARGS: ParsedOverload = Object.freeze({ count: null, times: Object.freeze([]) as unknown as number[], options: NO_OPTIONS });
-
+/** {@link parseTimes} of a call without arguments. */
 const NO_TIMES: { times: number[]; options: WaitOptions } = Object.freeze({ times: NO_ARGS.times, options: NO_OPTIONS });
 
+/** Splits `args` into an optional count, up to `shape.times.length` times, an optional unit and options. */
 export function parseOverload(method: string, args: readonly unknown[], shape: OverloadShape): ParsedOverload {
   if (args.length === 0) return NO_ARGS;
   const rest = [...args];

@@ -126,7 +126,7 @@ export class LockRenewalScheduler {
     return size;
   }
 
-  /** One hold fewer of `field` on `renewed` is registered: its owner leaves, and the pair goes with its last owner. */
+  /** Owner `field` has no watchdog hold left on `renewed`: it leaves, and the pair is forgotten with its last owner. */
   private leave(renewed: Renewed, field: string): void {
     if (renewed.owners.size === 1 && renewed.owners.has(field)) this.drop(renewed);
     else renewed.owners.delete(field);
