@@ -151,7 +151,10 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
         c.off('reconnecting', forwardReconnecting);
       }
     };
-    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, options.subscriptionLinger);
+    // Clients of this process on the same single server, database and key prefix may hand an RLock to each
+    // other's waiters (direct handoff): one release's PUBLISH counts all their subscriptions together.
+    const handoffScope = options.directHandoff && !connections.replicated && !command.clustered ? `${command.address} db ${command.database} prefix ${keyPrefix}` : null;
+    this.#pubsub = new PublishSubscribe(subscriber, keyPrefix, options.timeout, options.subscriptionLinger, handoffScope);
     connections.follow(this.#executor, this.#pubsub, () => this.#shutdown !== null, (change) => this.#emitSafely('failover', change));
     const executor = this.#executor;
     const runScript = (id: LuaScriptId, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> =>

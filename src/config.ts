@@ -89,10 +89,11 @@ export interface RedissonOptions {
    */
   subscriptionLinger?: number;
   /**
-   * Direct handoff (issue 29): when an RLock is released while this client's longest waiter for it is parked
-   * and the release's `PUBLISH` reached no subscriber but this client's own (and the master has no replica),
-   * the unlock script writes that waiter's hold itself — what its own retry would have written a round trip
-   * later — and the waiter resolves from the unlock's reply. On the wire it is indistinguishable from the
+   * Direct handoff (issue 29): when an RLock is released while a waiter for it is parked in this client (or, on
+   * a single server, in another client of this process with the same address, database and key prefix and this
+   * option on) and the release's `PUBLISH` reached no subscriber but those clients' own (and the master has no
+   * replica), the unlock script writes the longest such waiter's hold itself — what its own retry would have
+   * written a round trip later — and the waiter resolves from the unlock's reply. On the wire it is indistinguishable from the
    * waiter winning its retry. `false`: every release only publishes, as Redisson.
    * @default true
    */
@@ -175,7 +176,7 @@ export interface ResolvedOptions {
   readonly subscriptionTimeout: number;
   /** Ms a channel stays subscribed after its last waiter left with the lock ({@link RedissonOptions.subscriptionLinger}). */
   readonly subscriptionLinger: number;
-  /** Whether a release may hand an RLock straight to this client's waiter ({@link RedissonOptions.directHandoff}). */
+  /** Whether a release may hand an RLock straight to a waiter of this process ({@link RedissonOptions.directHandoff}). */
   readonly directHandoff: boolean;
   /** Response timeout (ms) of every command, and the `shutdown()` budget ({@link RedissonOptions.timeout}). */
   readonly timeout: number;

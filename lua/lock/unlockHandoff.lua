@@ -1,5 +1,5 @@
--- unlockHandoff: release one hold of an RLock and, when nobody but this client can be waiting for it,
--- hand it straight to this client's longest parked waiter (issue 29, docs/design/direct-handoff.md).
+-- unlockHandoff: release one hold of an RLock and, when nobody but this process can be waiting for it,
+-- hand it straight to this process's longest parked waiter (issue 29, docs/design/direct-handoff.md).
 -- Everything up to the release is lock/unlockInner (Redisson's unlockInnerAsync, 3.24.0+); what follows
 -- the release is exactly what that waiter's own tryLockInner retry would write.
 -- @keys 3
@@ -11,13 +11,13 @@
 -- ARGV[3]  owner field, <clientUUID>:<threadId>
 -- ARGV[4]  publish command: PUBLISH, or SPUBLISH with sharded pub/sub
 -- ARGV[5]  latch TTL in ms
--- ARGV[6]  the releasing client's own subscriptions to KEYS[2] that the server confirmed and that stay
---          subscribed until this script's reply (pinned by the client): 1
+-- ARGV[6]  the subscriptions to KEYS[2] of the releasing process's clients on this server that the server
+--          confirmed and that stay subscribed until this script's reply (pinned by the client)
 -- ARGV[7]  the candidate's owner field, <clientUUID>:<threadId> (a waiter parked on KEYS[2])
 -- ARGV[8]  the candidate's lease in ms (what its own tryLockInner would send)
 -- Returns  as lock/unlockInner: 1 released, 0 still held, nil not the owner; and 3 when released and
 --          taken by ARGV[7] (count 1, PTTL ARGV[8]) in the same run. The grant happens only when the
---          publish reached exactly ARGV[6] receivers (so no subscriber but the releasing client's) and the
+--          publish reached exactly ARGV[6] receivers (so no subscriber but the releasing process's) and the
 --          master has no replica (a classic PUBLISH also reaches clients subscribed on replicas, which its
 --          count does not include). A re-sent run returns its latch's value, so a grant happens once.
 local rcall = redis.call

@@ -43,7 +43,8 @@ export class RLock extends BaseLock {
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
     const { ctx } = this;
-    // Direct handoff (issue 29): this client's longest waiter is parked on the channel; see unlockHandoff.
+    // Direct handoff (issue 29): the longest waiter of this client, or of a client of this process on the same
+    // server, is parked on the channel; see unlockHandoff.
     const handoff = ctx.options.directHandoff && ctx.executor.countsEverySubscriber() ? ctx.pubsub.reserveHandoff(this.#channel, String(UNLOCK_MESSAGE)) : null;
     if (handoff === null) return lockUnlockInner(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl);
     return unlockHandoff(ctx, this.rawName, this.#channel, this.internalLockLeaseTime, field, latch, latchTtl, handoff);
@@ -79,7 +80,8 @@ const RELEASED = 1;
 
 /**
  * `lock/unlockHandoff`: `lock/unlockInner` that also writes `handoff`'s waiter's hold when the release reached
- * nobody but this client (one pinned subscription) on a master without replicas. Resolves as `lockUnlockInner`
+ * nobody but this process's clients (exactly the subscriptions the reservation pinned) on a master without
+ * replicas. Resolves as `lockUnlockInner`
  * (`1` for a release, granted or not); the waiter learns the outcome from the reservation. Re-sent with its
  * latch if the reply was lost, so a grant is written at most once and a re-sent run reports it.
  */
@@ -87,7 +89,7 @@ async function unlockHandoff(ctx: ClientContext, rawName: string, channel: strin
   const { terms } = handoff;
   let reply: unknown;
   try {
-    reply = await ctx.executor.eval('lock/unlockHandoff', [rawName, channel, latch], [UNLOCK_MESSAGE, leaseMs, field, latchTtl, 1, terms.field, terms.leaseMs], 'idempotent');
+    reply = await ctx.executor.eval('lock/unlockHandoff', [rawName, channel, latch], [UNLOCK_MESSAGE, leaseMs, field, latchTtl, handoff.receivers, terms.field, terms.leaseMs], 'idempotent');
   } catch (error) {
     handoff.settle('unknown');
     throw error;

@@ -36,6 +36,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * has a waiter that has waited longer ({@link PublishSubscribe.othersWaiting}, {@link Subscription.outranked}).
  */
 const entriesWaiting = new Map<string, Set<ChannelEntry>>();
+/**
+ * Across every client in this process: the clients that reach the same single server, database and key prefix
+ * (their `handoffScope`), whose subscriptions a release's `PUBLISH` counts together. A release hands its lock to
+ * the longest waiter among them when the count is exactly theirs ({@link PublishSubscribe.reserveHandoff}).
+ */
+const sameServer = new Map<string, Set<PublishSubscribe>>();
 // Waiters' order of arrival on a channel, across the process's clients.
 let nextTicket = 0;
 
@@ -91,42 +97,70 @@ export interface HandoffTerms {
 /** How a handoff attempt ended for its candidate (see {@link WaitListener.handedOff}). */
 export type HandoffOutcome = 'granted' | 'refused' | 'unknown';
 
+/** One subscription a {@link HandoffReservation} counted and keeps subscribed until it settles. */
+interface Pin {
+  readonly pubsub: PublishSubscribe;
+  readonly entry: ChannelEntry;
+  /** Its subscriber connection's epoch when pinned: a change means the subscription may have lapsed. */
+  readonly epoch: number;
+  /** The entry's messages received when pinned. */
+  readonly received: number;
+  /** Whether this pin holds the entry's next message until it settles (no other reservation did already). */
+  readonly holds: boolean;
+}
+
 /**
- * A release in flight that may hand its lock to this client's longest waiter on the channel
- * ({@link PublishSubscribe.reserveHandoff}). While it exists the channel's entry has one more reference, so no
- * UNSUBSCRIBE of it is written (the count of this client's subscriptions the script compares stays true);
- * {@link settle} must be called exactly once.
+ * A release in flight that may hand its lock to the longest waiter on the channel among this process's clients
+ * that share the server ({@link PublishSubscribe.reserveHandoff}). While it exists every subscription it counted
+ * (its {@link receivers}) has one more reference, so no UNSUBSCRIBE of it is written and the count the script
+ * compares stays true; {@link settle} must be called exactly once.
  */
 export class HandoffReservation {
   #settled = false;
 
   constructor(
-    private readonly pubsub: PublishSubscribe,
     private readonly wire: string,
-    private readonly entry: ChannelEntry,
+    private readonly pins: readonly Pin[],
     private readonly candidate: WaitListener,
-    /** The subscriber connection's epoch when reserved: a change means the subscription may have lapsed. */
-    private readonly epoch: number,
     readonly terms: HandoffTerms,
     /** The release message the script publishes. */
     private readonly message: string,
-    /** The entry's messages received when reserved. */
-    private readonly received: number,
   ) {}
 
-  /** The script's outcome: tells the candidate, then lets the channel go if nobody waits on it any more. */
+  /** How many subscriptions of this process to the channel the server confirmed and that stay until the reply. */
+  get receivers(): number {
+    return this.pins.length;
+  }
+
+  /** The script's outcome: tells the candidate, then lets the channel go where nobody waits on it any more. */
   settle(outcome: HandoffOutcome): void {
     if (this.#settled) return;
     this.#settled = true;
-    // The subscriber socket closed meanwhile: this client's subscription may have been gone when the script
-    // counted receivers, so a grant may have passed someone. Treated as unknown: undone if it landed.
-    const trusted = outcome === 'granted' && !this.pubsub.sameEpoch(this.epoch) ? 'unknown' : outcome;
-    // Granted and no message came meanwhile: the next message on this socket is the script's own release (a
-    // socket delivers in order; the script counted this subscription as its one receiver). It announces a lock
-    // that is already taken: it wakes nobody (else the next waiter would retry for nothing).
-    if (trusted === 'granted' && this.entry.received === this.received) this.entry.absorbing = this.message;
+    // A subscriber socket closed meanwhile: its subscription may have been gone when the script counted
+    // receivers, so a grant may have passed someone. Treated as unknown: undone if it landed.
+    let trusted = outcome;
+    if (outcome === 'granted') for (const pin of this.pins) if (!pin.pubsub.sameEpoch(pin.epoch)) trusted = 'unknown';
+    // Granted, on each socket where no message came meanwhile the next message is the script's own release (a
+    // socket delivers in order; the script counted this subscription). It announces a lock that is already
+    // taken: it wakes nobody (else a waiter there would retry for nothing).
+    // A message held meanwhile (see ChannelEntry.receive) is that release when granted: it wakes nobody either.
+    const deliver: Array<[ChannelEntry, string]> = [];
+    for (const { entry, received, holds } of this.pins) {
+      const held = holds ? entry.held : null;
+      if (holds) {
+        entry.holding = false;
+        entry.held = null;
+      }
+      if (held !== null) {
+        if (trusted !== 'granted' || held !== this.message) deliver.push([entry, held]);
+      } else if (trusted === 'granted' && entry.received === received) {
+        entry.absorbing = this.message;
+      }
+    }
     this.candidate.handedOff?.(trusted);
-    this.pubsub.unref(this.wire, this.entry, true);
+    // Not granted: the held messages wake as they would have, once the candidate is no longer reserved.
+    for (const [entry, message] of deliver) entry.policy.onMessage(message, entry);
+    for (const pin of this.pins) pin.pubsub.unref(this.wire, pin.entry, true);
   }
 }
 
@@ -142,6 +176,14 @@ class ChannelEntry implements ChannelWaiters {
   received = 0;
   /** A message to drop when it is the next one: a handed-off release's own (see {@link HandoffReservation.settle}). */
   absorbing: string | null = null;
+  /**
+   * While a release that may hand off is in flight (a {@link HandoffReservation} pins this entry), the first
+   * message is held, not acted on, until its reply: a granted release's own message must wake nobody, and it may
+   * arrive before the reply (the script publishes before it answers).
+   */
+  holding = false;
+  /** The message held while {@link holding}. */
+  held: string | null = null;
 
   constructor(readonly policy: WakePolicy) {
     // Holders may have left before it settles (abort, timeout): a rejection nobody awaits is not an error.
@@ -154,6 +196,10 @@ class ChannelEntry implements ChannelWaiters {
     const absorbing = this.absorbing;
     this.absorbing = null;
     if (absorbing === message) return;
+    if (this.holding && this.held === null) {
+      this.held = message;
+      return;
+    }
     this.policy.onMessage(message, this);
   }
 
@@ -359,6 +405,8 @@ export class PublishSubscribe {
   private readonly messages = createEmitter<Record<string, string>>();
   // Channels whose SUBSCRIBE was written on the current socket (and not unsubscribed since).
   private readonly onServer = new Set<string>();
+  // Channels whose SUBSCRIBE the server confirmed on the current socket (and not unsubscribed since).
+  private readonly confirmedHere = new Set<string>();
   // Pattern subscriptions (keyspace notifications: RObject listeners), by pattern; never prefixed.
   private readonly patterns = new Map<string, PatternEntry>();
   private readonly patternMessages = createEmitter<Record<string, PatternMessage>>();
@@ -387,7 +435,18 @@ export class PublishSubscribe {
      * or failed always unsubscribe at once.
      */
     private readonly lingerMs = 0,
+    /**
+     * What this client shares with other clients of the process whose subscriptions a release's PUBLISH counts
+     * with its own — the single server, database and key prefix — or `null` (a cluster, a Sentinel, or direct
+     * handoff off): a release then hands off only to this client's own waiters ({@link reserveHandoff}).
+     */
+    private readonly handoffScope: string | null = null,
   ) {
+    if (handoffScope !== null) {
+      let peers = sameServer.get(handoffScope);
+      if (!peers) sameServer.set(handoffScope, (peers = new Set()));
+      peers.add(this);
+    }
     subscriber.onMessage((channel, message) => this.messages.emit(channel, message));
     subscriber.onPatternMessage((pattern, channel, message) => this.patternMessages.emit(pattern, { channel, message }));
 
@@ -395,6 +454,7 @@ export class PublishSubscribe {
       this.epoch++;
       this.live = true;
       this.onServer.clear();
+      this.confirmedHere.clear();
       this.patternsOnServer.clear();
       this.reconcile();
     });
@@ -402,6 +462,7 @@ export class PublishSubscribe {
       this.epoch++;
       this.live = false;
       this.onServer.clear();
+      this.confirmedHere.clear();
       this.patternsOnServer.clear();
       // A lingering channel has nobody to re-subscribe for. A message to absorb will not come on a new socket.
       for (const [wire, entry] of this.entries) {
@@ -455,22 +516,49 @@ export class PublishSubscribe {
   }
 
   /**
-   * Reserves this client's longest waiter on `channel` for a release that may hand it the lock (direct
-   * handoff, issue 29), when that waiter is parked and takes grants; `null` otherwise (then nothing changes).
-   * Offered only while this client's subscription to the channel is confirmed on the current socket, so it is
-   * one of the receivers the release's PUBLISH counts; the reservation keeps it subscribed until settled.
+   * Reserves the longest parked waiter on `channel` among this client and the other clients of this process that
+   * share its server ({@link handoffScope}; this client alone without one), for a release that may hand it the
+   * lock (direct handoff, issue 29); `null` when there is none that takes grants (then nothing changes). Every
+   * subscription of those clients to the channel that the server confirmed on the current socket is counted and
+   * kept subscribed until the reservation settles: the script grants only when its PUBLISH reached exactly those.
    */
   reserveHandoff(channel: string, message: string): HandoffReservation | null {
-    if (this.closed || !this.live) return null;
+    if (this.closed) return null;
     const wire = this.keyPrefix + channel;
-    const entry = this.entries.get(wire);
-    if (!entry?.confirmed || !this.onServer.has(wire)) return null;
-    // Another client of this process waits too: its subscription makes the count larger, no grant can happen.
-    if ((entriesWaiting.get(wire)?.size ?? 0) > 1) return null;
-    const reserved = entry.waiters[0]?.reserve();
+    // Nobody in this process waits on the channel (the uncontended unlock): no candidate.
+    const waiting = entriesWaiting.get(wire);
+    if (waiting === undefined) return null;
+    const scope = this.handoffScope;
+    // Without a scope another client of this process that waits makes the count larger: no grant can happen.
+    if (scope === null && waiting.size > 1) return null;
+    let first: Subscription | undefined;
+    let counted = 0;
+    for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
+      const entry = peer.#counted(wire);
+      if (entry === undefined) continue;
+      counted++;
+      const longest = entry.waiters[0];
+      if (longest !== undefined && (first === undefined || longest.ticket < first.ticket)) first = longest;
+    }
+    if (counted === 0 || first === undefined) return null;
+    const reserved = first.reserve();
     if (!reserved) return null;
-    entry.refs++;
-    return new HandoffReservation(this, wire, entry, reserved.listener, this.epoch, reserved.terms, message, entry.received);
+    const pins: Pin[] = [];
+    for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
+      const entry = peer.#counted(wire);
+      if (entry === undefined) continue;
+      peer.#ref(wire, entry);
+      const holds = !entry.holding;
+      entry.holding = true;
+      pins.push({ pubsub: peer, entry, epoch: peer.epoch, received: entry.received, holds });
+    }
+    return new HandoffReservation(wire, pins, reserved.listener, reserved.terms, message);
+  }
+
+  /** This client's entry of `wire` when the server confirmed its subscription on the current socket. */
+  #counted(wire: string): ChannelEntry | undefined {
+    if (this.closed || !this.live || !this.confirmedHere.has(wire)) return undefined;
+    return this.entries.get(wire);
   }
 
   /** @internal whether the subscriber connection is still the socket of `epoch` (no close, no reconnect since). */
@@ -536,6 +624,14 @@ export class PublishSubscribe {
 
   /** Adds a waiter to `entry` (ending its linger). */
   #enter(wire: string, entry: ChannelEntry): Subscription {
+    this.#ref(wire, entry);
+    const sub = new Subscription(this, wire, entry, nextTicket++);
+    entry.waiters.push(sub);
+    return sub;
+  }
+
+  /** One more reference on `entry` (ending its linger): a waiter, or a handoff's pin; {@link unref} ends it. */
+  #ref(wire: string, entry: ChannelEntry): void {
     if (entry.linger) {
       clearTimeout(entry.linger);
       entry.linger = null;
@@ -545,9 +641,6 @@ export class PublishSubscribe {
       if (!entries) entriesWaiting.set(wire, (entries = new Set()));
       entries.add(entry);
     }
-    const sub = new Subscription(this, wire, entry, nextTicket++);
-    entry.waiters.push(sub);
-    return sub;
   }
 
   /**
@@ -556,6 +649,11 @@ export class PublishSubscribe {
    */
   async close(timeoutMs = this.closeTimeoutMs): Promise<void> {
     this.closed = true;
+    if (this.handoffScope !== null) {
+      const peers = sameServer.get(this.handoffScope);
+      peers?.delete(this);
+      if (peers?.size === 0) sameServer.delete(this.handoffScope);
+    }
     for (const entry of this.entries.values()) {
       if (entry.linger) clearTimeout(entry.linger);
       entry.ready.reject(new RedissonShutdownError());
@@ -563,6 +661,7 @@ export class PublishSubscribe {
     this.entries.clear();
     this.messages.all.clear();
     this.onServer.clear();
+    this.confirmedHere.clear();
     for (const entry of this.patterns.values()) entry.ready.reject(new RedissonShutdownError());
     this.patterns.clear();
     this.patternMessages.all.clear();
@@ -658,6 +757,7 @@ export class PublishSubscribe {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           const again = entry.confirmed;
           entry.confirmed = true;
+          this.confirmedHere.add(wire);
           entry.ready.resolve();
           // Re-subscribed after a reconnect: a release may have been published meanwhile.
           if (again) this.wakeGate(() => entry.wakeAll());
@@ -665,6 +765,7 @@ export class PublishSubscribe {
         (error: unknown) => {
           if (epoch !== this.epoch || this.entries.get(wire) !== entry) return;
           this.onServer.delete(wire);
+          this.confirmedHere.delete(wire);
           // The socket went away under it (not writable, closed): the next `ready` subscribes again.
           if (!isServerRefusal(error)) return;
           // Refused by the server (ACL, …): fail its waiters rather than let them wait out their timeout.
@@ -707,6 +808,7 @@ export class PublishSubscribe {
     this.messages.all.delete(wire);
     entry.ready.reject(new RedissonShutdownError('subscription released'));
     // Only a SUBSCRIBE written on this socket needs undoing; the UNSUBSCRIBE follows it on the same socket.
+    this.confirmedHere.delete(wire);
     if (this.live && !this.closed && this.onServer.delete(wire)) {
       this.subscriber.unsubscribe(wire).catch(() => undefined);
     }

@@ -253,6 +253,169 @@ describe('direct handoff', () => {
   });
 });
 
+/**
+ * Clients of one process on the same server, database and key prefix: a release counts all their subscriptions
+ * and hands the lock to the longest parked waiter among them (docs/design/direct-handoff.md, "Across clients").
+ */
+describe('direct handoff across the clients of one process', () => {
+  /** `holder` holds `name` (owner 1, long lease); `waiting`'s owner 2 is parked in `lock()`, its retries gated. */
+  async function acrossClients(holder: Redisson, waiting: Redisson, name = uniqueName('handoff-x')): Promise<{ lock: RLock; attempts: CommandGate; waiter: ReturnType<typeof track<void>>; name: string }> {
+    const lock = holder.getLock(name);
+    await lock.lock(LONG_LEASE, { threadId: 1 });
+    const attempts = gate(waiting, ['lock/tryLockInner']);
+    const waiter = track(waiting.getLock(name).lock({ threadId: 2 }));
+    await pass(attempts, 2);
+    return { lock, attempts, waiter, name };
+  }
+
+  it('another client’s parked waiter is granted by the unlock (its field, count 1, its watchdog lease), without a retry', async () => {
+    const raw = suite.clients.raw();
+    const a = suite.clients.client();
+    const b = suite.clients.client();
+    const { lock, waiter, name } = await acrossClients(a, b);
+    expect(await numsub(raw, name)).toBe(1); // b's subscription only
+    await lock.unlock({ threadId: 1 });
+    // b's retry is held by its gate and never sent: the hold is the unlock script's grant.
+    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
+    const ttl = await raw.pttl(name);
+    expect(ttl).toBeGreaterThan(25_000);
+    expect(ttl).toBeLessThanOrEqual(30_000);
+    await within(waiter.promise, GUARD_MS, 'the granted waiter of the other client');
+    expect(await b.getLock(name).isHeldByThread(2)).toBe(true);
+    await b.getLock(name).unlock({ threadId: 2 });
+    expect(await raw.exists(name)).toBe(0);
+  });
+
+  it('the releasing client’s own lingering subscription is counted too: two subscriptions, both ours, granted; the release message wakes nobody', async () => {
+    const raw = suite.clients.raw();
+    const a = suite.clients.client({ subscriptionLinger: 60_000 });
+    const b = suite.clients.client();
+    const name = uniqueName('handoff-x-linger');
+    // a's owner 3 waited once (a's subscription now lingers), then b's owner 2 parks behind a's owner 1.
+    await b.getLock(name).lock(LONG_LEASE, { threadId: 9 });
+    const first = a.getLock(name).lock(LONG_LEASE, { threadId: 1 });
+    await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'a subscribed');
+    await b.getLock(name).unlock({ threadId: 9 });
+    await within(first, GUARD_MS, 'a’s owner 1');
+    const attempts = gate(b, ['lock/tryLockInner']);
+    const waiter = track(b.getLock(name).lock({ threadId: 2 }));
+    await pass(attempts, 2);
+    expect(await numsub(raw, name)).toBe(2); // a's lingering one and b's
+    const aAttempts = gate(a, ['lock/tryLockInner']);
+    const third = track(a.getLock(name).lock({ threadId: 3 }));
+    await pass(aAttempts, 1); // a's owner 3 joins its lingering channel and parks behind b's owner 2
+    // The script's reply is held until its message reached both subscriber sockets (it publishes before it answers).
+    const unlocks = gate(a, ['lock/unlockHandoff']);
+    const unlocking = a.getLock(name).unlock({ threadId: 1 });
+    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+    expect(await held.send()).toBe(3);
+    await sleep(50);
+    held.deliver();
+    await unlocking;
+    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
+    await within(waiter.promise, GUARD_MS, 'b’s owner 2');
+    // The release's message reached a's channel before the reply: held, then dropped; owner 3 sends no retry
+    // while owner 2 holds.
+    await sleep(50);
+    expect(aAttempts.pending).toBe(0);
+    await b.getLock(name).unlock({ threadId: 2 });
+    // Owner 2's release hands the lock on to a's owner 3, the next longest waiter.
+    await within(third.promise, GUARD_MS, 'a’s owner 3');
+    expect(await raw.hgetall(name)).toEqual({ [`${a.getId()}:3`]: '1' });
+    await a.getLock(name).unlock({ threadId: 3 });
+  });
+
+  it('the longest waiter of three clients goes first, whichever client it is on', async () => {
+    const raw = suite.clients.raw();
+    const [a, b, c] = [suite.clients.client(), suite.clients.client(), suite.clients.client()];
+    const { lock, waiter, name } = await acrossClients(a, c);
+    const bAttempts = gate(b, ['lock/tryLockInner']);
+    const second = track(b.getLock(name).lock({ threadId: 5 }));
+    await pass(bAttempts, 2);
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.hgetall(name)).toEqual({ [`${c.getId()}:2`]: '1' });
+    await within(waiter.promise, GUARD_MS, 'c’s owner 2, the longest waiter');
+    await c.getLock(name).unlock({ threadId: 2 });
+    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:5`]: '1' });
+    await within(second.promise, GUARD_MS, 'b’s owner 5');
+    await b.getLock(name).unlock({ threadId: 5 });
+  });
+
+  it('a client on another database is not counted as ours: no grant into the wrong database, its waiter is woken and waits on', async () => {
+    const raw = suite.clients.raw();
+    const raw1 = suite.clients.raw({ db: 1 });
+    const a = suite.clients.client();
+    const b = suite.clients.client({ redis: `${suite.redis.url}/1` });
+    const name = uniqueName('handoff-x-db');
+    // Lock `name` in database 1, held by b's owner 1; b's owner 2 parks on the channel, which database 0's lock shares.
+    const { attempts, waiter } = await acrossClients(b, b, name);
+    await a.getLock(name).lock(LONG_LEASE, { threadId: 1 });
+    await a.getLock(name).unlock({ threadId: 1 });
+    expect(await raw.exists(name)).toBe(0); // released in database 0, nobody granted there
+    expect(await raw1.hgetall(name)).toEqual({ [`${b.getId()}:1`]: '1' });
+    await pass(attempts, 1); // the wake-up's retry, refused in database 1
+    expect(waiter.outcome).toBe('pending');
+    await b.getLock(name).unlock({ threadId: 1 });
+    await within(waiter.promise, GUARD_MS, 'b’s owner 2');
+    expect(await raw1.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
+    await b.getLock(name).unlock({ threadId: 2 });
+  });
+
+  it('a client with directHandoff: false is not counted: its subscription makes the count larger, no grant', async () => {
+    const raw = suite.clients.raw();
+    const a = suite.clients.client();
+    const b = suite.clients.client({ directHandoff: false });
+    const { lock, attempts, waiter, name } = await acrossClients(a, b);
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.exists(name)).toBe(0);
+    await pass(attempts, 1);
+    await within(waiter.promise, GUARD_MS, 'b’s woken owner 2');
+    await b.getLock(name).unlock({ threadId: 2 });
+  });
+
+  it('a subscriber of another connection beside two clients: never passed', async () => {
+    const raw = suite.clients.raw();
+    const other = suite.clients.raw();
+    const a = suite.clients.client();
+    const b = suite.clients.client();
+    const { lock, attempts, waiter, name } = await acrossClients(a, b);
+    await other.subscribe(lockChannelName(name));
+    expect(await numsub(raw, name)).toBe(2);
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.exists(name)).toBe(0);
+    await pass(attempts, 1);
+    await within(waiter.promise, GUARD_MS, 'b’s woken owner 2');
+    await b.getLock(name).unlock({ threadId: 2 });
+  });
+
+  it('the pin holds across clients: while the unlock script is held, the other client’s candidate leaves and its linger runs out; no UNSUBSCRIBE before the reply', async () => {
+    const raw = suite.clients.raw();
+    const other = suite.clients.raw();
+    const a = suite.clients.client();
+    const b = suite.clients.client({ subscriptionLinger: 20 });
+    const name = uniqueName('handoff-x-pin');
+    const lock = a.getLock(name);
+    await lock.lock(LONG_LEASE, { threadId: 1 });
+    const attempts = gate(b, ['lock/tryLockInner']);
+    const controller = new AbortController();
+    const waiter = track(b.getLock(name).lock({ threadId: 2, signal: controller.signal }));
+    await pass(attempts, 2);
+    const unlocks = gate(a, ['lock/unlockHandoff']);
+    const unlocking = lock.unlock({ threadId: 1 });
+    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+    controller.abort();
+    await expect(waiter.promise).rejects.toThrow();
+    await sleep(100); // five lingers
+    await other.subscribe(lockChannelName(name));
+    expect(await numsub(raw, name)).toBe(2); // b's is still there
+    expect(await held.send()).toBe(1); // released, not granted: the count was 2
+    held.deliver();
+    await unlocking;
+    expect(await raw.exists(name)).toBe(0);
+    await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'b’s UNSUBSCRIBE after the reply');
+  });
+});
+
 describe('a master with a replica', () => {
   it('never grants: the release only publishes (a subscriber on the replica would get it, uncounted)', async () => {
     const master = await RedisServerProcess.start();

@@ -91,6 +91,11 @@ export class CommandGate {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
+  /** How many intercepted commands wait to be taken by {@link next}. */
+  get pending(): number {
+    return this.#held.length;
+  }
+
   /** Stops intercepting; commands already held stay held until sent and delivered. */
   uninstall(): void {
     // The instance had no method of its own: the prototype's is used again.
