@@ -94,7 +94,7 @@ async function unlockHandoff(ctx: ClientContext, rawName: string, channel: strin
     handoff.settle('unknown');
     throw error;
   }
-  handoff.settle(reply === HANDED_OFF ? 'granted' : 'refused');
+  handoff.settle(reply === HANDED_OFF ? 'granted' : 'refused', reply === RELEASED);
   return reply === HANDED_OFF ? RELEASED : reply;
 }
 

@@ -42,6 +42,15 @@ const entriesWaiting = new Map<string, Set<ChannelEntry>>();
  * the longest waiter among them when the count is exactly theirs ({@link PublishSubscribe.reserveHandoff}).
  */
 const sameServer = new Map<string, Set<PublishSubscribe>>();
+/**
+ * After {@link HANDOFF_REFUSALS} releases in a row whose count showed a subscriber that is not this process's
+ * (another process, a Java client, a replica), no handoff is tried on that channel for this long (ms): while
+ * another process waits on a lock every release is refused, and the reservation (its pins, the messages held until
+ * the reply) is work for nothing. One refusal alone may be a SUBSCRIBE or UNSUBSCRIBE of this process in flight.
+ */
+export const HANDOFF_BACKOFF_MS = 1_000;
+/** Refusals in a row on a channel that start a {@link HANDOFF_BACKOFF_MS} pause of its handoffs. */
+export const HANDOFF_REFUSALS = 3;
 // Waiters' order of arrival on a channel, across the process's clients.
 let nextTicket = 0;
 
@@ -132,10 +141,20 @@ export class HandoffReservation {
     return this.pins.length;
   }
 
-  /** The script's outcome: tells the candidate, then lets the channel go where nobody waits on it any more. */
-  settle(outcome: HandoffOutcome): void {
+  /**
+   * The script's outcome: tells the candidate, then lets the channel go where nobody waits on it any more.
+   * `outnumbered`: the lock was released but not granted — the publish reached a subscriber that is not ours, or
+   * the master has a replica — so no handoff is tried on the channel for {@link HANDOFF_BACKOFF_MS}.
+   */
+  settle(outcome: HandoffOutcome, outnumbered = false): void {
     if (this.#settled) return;
     this.#settled = true;
+    if (outnumbered) {
+      const now = performance.now();
+      for (const { entry } of this.pins) if (++entry.refusals >= HANDOFF_REFUSALS) entry.outnumberedAt = now;
+    } else if (outcome === 'granted') {
+      for (const { entry } of this.pins) entry.refusals = 0;
+    }
     // A subscriber socket closed meanwhile: its subscription may have been gone when the script counted
     // receivers, so a grant may have passed someone. Treated as unknown: undone if it landed.
     let trusted = outcome;
@@ -184,6 +203,10 @@ class ChannelEntry implements ChannelWaiters {
   holding = false;
   /** The message held while {@link holding}. */
   held: string | null = null;
+  /** Releases in a row that could have handed off and found a subscriber not ours (see {@link HANDOFF_REFUSALS}). */
+  refusals = 0;
+  /** When (`performance.now()`) the last of {@link HANDOFF_REFUSALS} refusals in a row came (see {@link HANDOFF_BACKOFF_MS}). */
+  outnumberedAt = Number.NEGATIVE_INFINITY;
 
   constructor(readonly policy: WakePolicy) {
     // Holders may have left before it settles (abort, timeout): a rejection nobody awaits is not an error.
@@ -533,9 +556,16 @@ export class PublishSubscribe {
     if (scope === null && waiting.size > 1) return null;
     let first: Subscription | undefined;
     let counted = 0;
+    let now = 0;
     for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
       const entry = peer.#counted(wire);
       if (entry === undefined) continue;
+      if (entry.outnumberedAt > 0) {
+        if ((now ||= performance.now()) - entry.outnumberedAt < HANDOFF_BACKOFF_MS) return null;
+        // The pause is over: one more refusal starts the next.
+        entry.outnumberedAt = Number.NEGATIVE_INFINITY;
+        entry.refusals = HANDOFF_REFUSALS - 1;
+      }
       counted++;
       const longest = entry.waiters[0];
       if (longest !== undefined && (first === undefined || longest.ticket < first.ticket)) first = longest;

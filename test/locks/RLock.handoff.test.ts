@@ -10,6 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { lockChannelName, type Redisson, type RLock } from '../../src/index.js';
+import { HANDOFF_BACKOFF_MS, HANDOFF_REFUSALS } from '../../src/pubsub/PublishSubscribe.js';
 import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { CommandGate } from '../support/commandGate.js';
 import { RedisProxy } from '../support/proxy.js';
@@ -166,6 +167,52 @@ describe('direct handoff', () => {
       await within(waiter.promise, GUARD_MS, 'the woken waiter');
       await lock.unlock({ threadId: 2 });
     });
+  });
+
+  it('after HANDOFF_REFUSALS releases in a row whose count showed a subscriber not ours, no handoff is tried on the channel for HANDOFF_BACKOFF_MS; then it is again', async () => {
+    const raw = suite.clients.raw();
+    const other = suite.clients.raw();
+    // The channel lingers all along: the entry that remembers the refusals stays.
+    const { client, lock, name, attempts, waiter } = await heldWithWaiter({ client: suite.clients.client({ subscriptionLinger: 60_000 }) });
+    const handoffs = gate(client, ['lock/unlockHandoff']);
+    await other.subscribe(lockChannelName(name));
+    /** Owner `owner` releases with `next` parked: the handoff script is sent, refused (reply 1); `next` retries. */
+    const refused = async (owner: number, next: ReturnType<typeof track<void>>): Promise<void> => {
+      const unlocking = lock.unlock({ threadId: owner });
+      const held = await within(handoffs.next(), GUARD_MS, `owner ${owner}'s handoff script`);
+      expect(await held.send()).toBe(1);
+      held.deliver();
+      await unlocking;
+      await pass(attempts, 1);
+      await within(next.promise, GUARD_MS, `owner ${owner + 1}, by its retry`);
+    };
+    await refused(1, waiter);
+    for (let owner = 2; owner <= HANDOFF_REFUSALS; owner++) {
+      const next = track(lock.lock({ threadId: owner + 1 }));
+      await pass(attempts, 1);
+      await refused(owner, next);
+    }
+    await other.unsubscribe(lockChannelName(name));
+    expect(await numsub(raw, name)).toBe(1); // ours alone: a grant would be allowed now
+    const paused = HANDOFF_REFUSALS + 1;
+    const afterPause = track(lock.lock({ threadId: paused + 1 }));
+    await pass(attempts, 1);
+    await lock.unlock({ threadId: paused });
+    expect(handoffs.pending).toBe(0); // the plain unlockInner was sent
+    expect(await raw.exists(name)).toBe(0);
+    await pass(attempts, 1);
+    await within(afterPause.promise, GUARD_MS, `owner ${paused + 1}, by its retry`);
+    await sleep(HANDOFF_BACKOFF_MS + 100);
+    const granted = track(lock.lock({ threadId: paused + 2 }));
+    await pass(attempts, 1);
+    const unlocking = lock.unlock({ threadId: paused + 1 });
+    const held = await within(handoffs.next(), GUARD_MS, 'the handoff script, tried again');
+    expect(await held.send()).toBe(3);
+    held.deliver();
+    await unlocking;
+    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:${paused + 2}`]: '1' });
+    await within(granted.promise, GUARD_MS, `owner ${paused + 2}, granted`);
+    await lock.unlock({ threadId: paused + 2 });
   });
 
   it('the pin: while the unlock script is held, the candidate leaves, the linger runs out and another connection subscribes: no UNSUBSCRIBE is written before the reply, and no grant happens', async () => {
