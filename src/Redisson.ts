@@ -528,6 +528,9 @@ export class Redisson extends EventEmitter<RedissonEventMap> {
     const reason = new RedissonShutdownError('Redisson client was shut down while waiting');
     for (const waiter of [...this.#waiters]) waiter.abortWait(reason);
     this.#waiters.clear();
+    // A release in flight (of this client or another of the process) that reserved one of those waiters for a
+    // direct handoff: its reply says whether a grant landed for it, which is then undone on this connection.
+    await settleBy([this.#pubsub.grantsSettled()], deadline);
     // Acquisitions that landed after their wait was aborted are being undone: let them finish.
     await settleBy([...this.#background], deadline);
     this.#renewal.stop();

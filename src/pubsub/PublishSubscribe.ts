@@ -130,6 +130,8 @@ export class HandoffReservation {
   constructor(
     private readonly wire: string,
     private readonly pins: readonly Pin[],
+    /** The client whose waiter is the candidate: its shutdown waits for this reservation to settle. */
+    private readonly candidatePubsub: PublishSubscribe,
     private readonly candidate: WaitListener,
     readonly terms: HandoffTerms,
     /** The release message the script publishes. */
@@ -180,6 +182,7 @@ export class HandoffReservation {
     // Not granted: the held messages wake as they would have, once the candidate is no longer reserved.
     for (const [entry, message] of deliver) entry.policy.onMessage(message, entry);
     for (const pin of this.pins) pin.pubsub.unref(this.wire, pin.entry, true);
+    this.candidatePubsub.grantSettled();
   }
 }
 
@@ -274,6 +277,11 @@ export class Subscription {
     private readonly entry: ChannelEntry,
     readonly ticket: number,
   ) {}
+
+  /** @internal the client this waiter waits in. */
+  get owner(): PublishSubscribe {
+    return this.pubsub;
+  }
 
   /**
    * Resolves `'woken'` when a message wakes this waiter (or one was banked for it), `'timeout'` after `ms`
@@ -438,6 +446,9 @@ export class PublishSubscribe {
   private nextListenerId = 1;
   // Bumped on every close and ready: a reply from an older socket is ignored.
   private epoch = 0;
+  // Releases in flight that reserved one of this client's waiters (see grantsSettled).
+  #grantsInFlight = 0;
+  #grantsDrained: DeferredPromise<void> | null = null;
   private live = false;
   private closed = false;
 
@@ -582,7 +593,27 @@ export class PublishSubscribe {
       entry.holding = true;
       pins.push({ pubsub: peer, entry, epoch: peer.epoch, received: entry.received, holds });
     }
-    return new HandoffReservation(wire, pins, reserved.listener, reserved.terms, message);
+    const owner = first.owner;
+    owner.#grantsInFlight++;
+    return new HandoffReservation(wire, pins, owner, reserved.listener, reserved.terms, message);
+  }
+
+  /** @internal a reservation of one of this client's waiters settled ({@link HandoffReservation.settle}). */
+  grantSettled(): void {
+    if (--this.#grantsInFlight > 0 || this.#grantsDrained === null) return;
+    this.#grantsDrained.resolve();
+    this.#grantsDrained = null;
+  }
+
+  /**
+   * Settles once no release (of this client or of another client of the process) has one of this client's
+   * waiters reserved: `shutdown()` waits for it after aborting its waiters, so that a grant landing for a waiter it
+   * aborted is undone by this client's own connection before it closes.
+   */
+  grantsSettled(): Promise<void> {
+    if (this.#grantsInFlight === 0) return Promise.resolve();
+    this.#grantsDrained ??= pDefer<void>();
+    return this.#grantsDrained.promise;
   }
 
   /** This client's entry of `wire` when the server confirmed its subscription on the current socket. */

@@ -435,6 +435,26 @@ describe('direct handoff across the clients of one process', () => {
     await b.getLock(name).unlock({ threadId: 2 });
   });
 
+  it('the candidate’s client shuts down after the script granted and before its reply: its shutdown waits for the reply and undoes the grant', async () => {
+    const raw = suite.clients.raw();
+    const a = suite.clients.client();
+    const b = suite.clients.client();
+    const { lock, name } = await acrossClients(a, b);
+    const unlocks = gate(a, ['lock/unlockHandoff']);
+    const unlocking = lock.unlock({ threadId: 1 });
+    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+    expect(await held.send()).toBe(3); // granted to b's owner 2 in Redis; the reply is still held
+    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
+    const shutdown = track(b.shutdown());
+    await sleep(50);
+    expect(shutdown.outcome).toBe('pending'); // it waits for the reservation of its waiter to settle
+    held.deliver();
+    await unlocking;
+    await within(shutdown.promise, GUARD_MS, 'b’s shutdown');
+    // The grant to the waiter b aborted was undone on b's connection before it closed: nobody holds the lock.
+    expect(await raw.exists(name)).toBe(0);
+  });
+
   it('the pin holds across clients: while the unlock script is held, the other client’s candidate leaves and its linger runs out; no UNSUBSCRIBE before the reply', async () => {
     const raw = suite.clients.raw();
     const other = suite.clients.raw();
