@@ -77,6 +77,20 @@ async function heldWithWaiter(options: { client?: Redisson; signal?: AbortSignal
   return { client, lock, name, attempts, waiter };
 }
 
+/**
+ * Right after a release: `client`'s owner `threadId` holds `name` with count 1 (granted), with a PTTL in `lease`
+ * (`[above, at most]` ms) when given, and its `lock()` resolves.
+ */
+async function grantedTo(raw: Redis, name: string, client: Redisson, threadId: number, pending: { readonly promise: Promise<unknown> }, lease?: readonly [number, number]): Promise<void> {
+  expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:${threadId}`]: '1' });
+  if (lease) {
+    const ttl = await raw.pttl(name);
+    expect(ttl).toBeGreaterThan(lease[0]);
+    expect(ttl).toBeLessThanOrEqual(lease[1]);
+  }
+  await within(pending.promise, GUARD_MS, `owner ${threadId} of client ${client.getId()}, granted`);
+}
+
 describe('direct handoff', () => {
   it('only this client waits: the unlock writes the waiter’s hold (count 1, its watchdog lease) and the waiter resolves without a retry', async () => {
     const raw = suite.clients.raw();
@@ -84,11 +98,8 @@ describe('direct handoff', () => {
     expect(await numsub(raw, name)).toBe(1);
     await lock.unlock({ threadId: 1 });
     // Right after the unlock's reply the waiter's hold is in Redis: its own retry is held by the gate and never sent.
-    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
-    const ttl = await raw.pttl(name);
-    expect(ttl).toBeGreaterThan(25_000); // lockWatchdogTimeout, 30 s, as its own attempt would have sent
-    expect(ttl).toBeLessThanOrEqual(30_000);
-    await within(waiter.promise, GUARD_MS, 'the granted waiter');
+    // lockWatchdogTimeout, 30 s, as its own attempt would have sent
+    await grantedTo(raw, name, client, 2, waiter, [25_000, 30_000]);
     expect(await lock.isHeldByThread(2)).toBe(true);
     await lock.unlock({ threadId: 2 });
     expect(await raw.exists(name)).toBe(0);
@@ -104,11 +115,7 @@ describe('direct handoff', () => {
     const waiter = track(client.getLock(name).lock(5_000, { threadId: 2 }));
     await pass(attempts, 2);
     await lock.unlock({ threadId: 1 });
-    expect(await raw.hgetall(name)).toEqual({ [`${client.getId()}:2`]: '1' });
-    const ttl = await raw.pttl(name);
-    expect(ttl).toBeGreaterThan(4_000);
-    expect(ttl).toBeLessThanOrEqual(5_000);
-    await within(waiter.promise, GUARD_MS, 'the granted waiter');
+    await grantedTo(raw, name, client, 2, waiter, [4_000, 5_000]);
     await lock.unlock({ threadId: 2 });
   });
 
@@ -215,26 +222,37 @@ describe('direct handoff', () => {
     await lock.unlock({ threadId: paused + 2 });
   });
 
-  it('the pin: while the unlock script is held, the candidate leaves, the linger runs out and another connection subscribes: no UNSUBSCRIBE is written before the reply, and no grant happens', async () => {
-    const raw = suite.clients.raw();
-    const other = suite.clients.raw();
-    const client = suite.clients.client({ subscriptionLinger: 20 });
-    const controller = new AbortController();
-    const { lock, name, waiter } = await heldWithWaiter({ client, signal: controller.signal });
-    const unlocks = gate(client, ['lock/unlockHandoff']);
-    const unlocking = lock.unlock({ threadId: 1 });
-    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
-    controller.abort();
-    await expect(waiter.promise).rejects.toThrow();
-    await sleep(100); // five lingers
-    await other.subscribe(lockChannelName(name));
-    // Ours is still subscribed: the reservation keeps the channel until the reply.
-    expect(await numsub(raw, name)).toBe(2);
-    expect(await held.send()).toBe(1); // released, not granted: the count was 2
-    held.deliver();
-    await unlocking;
-    expect(await raw.exists(name)).toBe(0);
-    await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'our UNSUBSCRIBE after the reply');
+  describe.each([
+    ['of the releasing client', false],
+    ['of another client of the process', true],
+  ])('the pin, the candidate %s', (_, across) => {
+    it('while the unlock script is held, the candidate leaves, the linger runs out and another connection subscribes: no UNSUBSCRIBE is written before the reply, and no grant happens', async () => {
+      const raw = suite.clients.raw();
+      const other = suite.clients.raw();
+      const waiting = suite.clients.client({ subscriptionLinger: 20 });
+      const releasing = across ? suite.clients.client() : waiting;
+      const name = uniqueName('handoff-pin');
+      const lock = releasing.getLock(name);
+      await lock.lock(LONG_LEASE, { threadId: 1 });
+      const attempts = gate(waiting, ['lock/tryLockInner']);
+      const controller = new AbortController();
+      const waiter = track(waiting.getLock(name).lock({ threadId: 2, signal: controller.signal }));
+      await pass(attempts, 2);
+      const unlocks = gate(releasing, ['lock/unlockHandoff']);
+      const unlocking = lock.unlock({ threadId: 1 });
+      const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
+      controller.abort();
+      await expect(waiter.promise).rejects.toThrow();
+      await sleep(100); // five lingers
+      await other.subscribe(lockChannelName(name));
+      // The waiting client is still subscribed: the reservation keeps the channel until the reply.
+      expect(await numsub(raw, name)).toBe(2);
+      expect(await held.send()).toBe(1); // released, not granted: the count was 2
+      held.deliver();
+      await unlocking;
+      expect(await raw.exists(name)).toBe(0);
+      await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'its UNSUBSCRIBE after the reply');
+    });
   });
 
   describe.each([
@@ -315,6 +333,15 @@ describe('direct handoff across the clients of one process', () => {
     return { lock, attempts, waiter, name };
   }
 
+  /** Owner 1's unlock only releases (no grant): `waiting`'s owner 2 takes the lock by its retry, then unlocks. */
+  async function releasedNotGranted(raw: Redis, waiting: Redisson, { lock, attempts, waiter, name }: Awaited<ReturnType<typeof acrossClients>>): Promise<void> {
+    await lock.unlock({ threadId: 1 });
+    expect(await raw.exists(name)).toBe(0);
+    await pass(attempts, 1);
+    await within(waiter.promise, GUARD_MS, 'the woken owner 2');
+    await waiting.getLock(name).unlock({ threadId: 2 });
+  }
+
   it('another client’s parked waiter is granted by the unlock (its field, count 1, its watchdog lease), without a retry', async () => {
     const raw = suite.clients.raw();
     const a = suite.clients.client();
@@ -323,11 +350,7 @@ describe('direct handoff across the clients of one process', () => {
     expect(await numsub(raw, name)).toBe(1); // b's subscription only
     await lock.unlock({ threadId: 1 });
     // b's retry is held by its gate and never sent: the hold is the unlock script's grant.
-    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
-    const ttl = await raw.pttl(name);
-    expect(ttl).toBeGreaterThan(25_000);
-    expect(ttl).toBeLessThanOrEqual(30_000);
-    await within(waiter.promise, GUARD_MS, 'the granted waiter of the other client');
+    await grantedTo(raw, name, b, 2, waiter, [25_000, 30_000]);
     expect(await b.getLock(name).isHeldByThread(2)).toBe(true);
     await b.getLock(name).unlock({ threadId: 2 });
     expect(await raw.exists(name)).toBe(0);
@@ -359,16 +382,14 @@ describe('direct handoff across the clients of one process', () => {
     await sleep(50);
     held.deliver();
     await unlocking;
-    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:2`]: '1' });
-    await within(waiter.promise, GUARD_MS, 'b’s owner 2');
+    await grantedTo(raw, name, b, 2, waiter);
     // The release's message reached a's channel before the reply: held, then dropped; owner 3 sends no retry
     // while owner 2 holds.
     await sleep(50);
     expect(aAttempts.pending).toBe(0);
     await b.getLock(name).unlock({ threadId: 2 });
     // Owner 2's release hands the lock on to a's owner 3, the next longest waiter.
-    await within(third.promise, GUARD_MS, 'a’s owner 3');
-    expect(await raw.hgetall(name)).toEqual({ [`${a.getId()}:3`]: '1' });
+    await grantedTo(raw, name, a, 3, third);
     await a.getLock(name).unlock({ threadId: 3 });
   });
 
@@ -380,11 +401,9 @@ describe('direct handoff across the clients of one process', () => {
     const second = track(b.getLock(name).lock({ threadId: 5 }));
     await pass(bAttempts, 2);
     await lock.unlock({ threadId: 1 });
-    expect(await raw.hgetall(name)).toEqual({ [`${c.getId()}:2`]: '1' });
-    await within(waiter.promise, GUARD_MS, 'c’s owner 2, the longest waiter');
+    await grantedTo(raw, name, c, 2, waiter); // the longest waiter
     await c.getLock(name).unlock({ threadId: 2 });
-    expect(await raw.hgetall(name)).toEqual({ [`${b.getId()}:5`]: '1' });
-    await within(second.promise, GUARD_MS, 'b’s owner 5');
+    await grantedTo(raw, name, b, 5, second);
     await b.getLock(name).unlock({ threadId: 5 });
   });
 
@@ -412,12 +431,7 @@ describe('direct handoff across the clients of one process', () => {
     const raw = suite.clients.raw();
     const a = suite.clients.client();
     const b = suite.clients.client({ directHandoff: false });
-    const { lock, attempts, waiter, name } = await acrossClients(a, b);
-    await lock.unlock({ threadId: 1 });
-    expect(await raw.exists(name)).toBe(0);
-    await pass(attempts, 1);
-    await within(waiter.promise, GUARD_MS, 'b’s woken owner 2');
-    await b.getLock(name).unlock({ threadId: 2 });
+    await releasedNotGranted(raw, b, await acrossClients(a, b));
   });
 
   it('a subscriber of another connection beside two clients: never passed', async () => {
@@ -425,14 +439,10 @@ describe('direct handoff across the clients of one process', () => {
     const other = suite.clients.raw();
     const a = suite.clients.client();
     const b = suite.clients.client();
-    const { lock, attempts, waiter, name } = await acrossClients(a, b);
-    await other.subscribe(lockChannelName(name));
-    expect(await numsub(raw, name)).toBe(2);
-    await lock.unlock({ threadId: 1 });
-    expect(await raw.exists(name)).toBe(0);
-    await pass(attempts, 1);
-    await within(waiter.promise, GUARD_MS, 'b’s woken owner 2');
-    await b.getLock(name).unlock({ threadId: 2 });
+    const held = await acrossClients(a, b);
+    await other.subscribe(lockChannelName(held.name));
+    expect(await numsub(raw, held.name)).toBe(2);
+    await releasedNotGranted(raw, b, held);
   });
 
   it('the candidate’s client shuts down after the script granted and before its reply: its shutdown waits for the reply and undoes the grant', async () => {
@@ -455,32 +465,6 @@ describe('direct handoff across the clients of one process', () => {
     expect(await raw.exists(name)).toBe(0);
   });
 
-  it('the pin holds across clients: while the unlock script is held, the other client’s candidate leaves and its linger runs out; no UNSUBSCRIBE before the reply', async () => {
-    const raw = suite.clients.raw();
-    const other = suite.clients.raw();
-    const a = suite.clients.client();
-    const b = suite.clients.client({ subscriptionLinger: 20 });
-    const name = uniqueName('handoff-x-pin');
-    const lock = a.getLock(name);
-    await lock.lock(LONG_LEASE, { threadId: 1 });
-    const attempts = gate(b, ['lock/tryLockInner']);
-    const controller = new AbortController();
-    const waiter = track(b.getLock(name).lock({ threadId: 2, signal: controller.signal }));
-    await pass(attempts, 2);
-    const unlocks = gate(a, ['lock/unlockHandoff']);
-    const unlocking = lock.unlock({ threadId: 1 });
-    const held = await within(unlocks.next(), GUARD_MS, 'the unlock script');
-    controller.abort();
-    await expect(waiter.promise).rejects.toThrow();
-    await sleep(100); // five lingers
-    await other.subscribe(lockChannelName(name));
-    expect(await numsub(raw, name)).toBe(2); // b's is still there
-    expect(await held.send()).toBe(1); // released, not granted: the count was 2
-    held.deliver();
-    await unlocking;
-    expect(await raw.exists(name)).toBe(0);
-    await eventually(async () => (await numsub(raw, name)) === 1, GUARD_MS, 'b’s UNSUBSCRIBE after the reply');
-  });
 });
 
 describe('a master with a replica', () => {
