@@ -10,8 +10,22 @@ import { classifyNodeRedisError } from './node-redis/errors.js';
 
 export type { DriverErrorClass };
 
-// One recognizer per driver; the first that knows an error classifies it.
-const RECOGNIZERS: readonly ((error: Error) => DriverErrorClass | null)[] = [classifyIoredisError, classifyNodeRedisError];
+// Connection refused or the host not found: the socket never opened, so nothing was written on it.
+const NEVER_OPENED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTDOWN']);
+
+/**
+ * Node's own socket errors (`read ECONNRESET`, `write EPIPE`, …: an `errno` error with a `code` and a `syscall`).
+ * node-redis rejects the commands of a socket that failed with its error as it is: those written before it were
+ * perhaps run (`closed`); a socket that never opened wrote nothing (`not-writable`). ioredis wraps them.
+ */
+function classifySocketError(error: Error): DriverErrorClass | null {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof syscall !== 'string' || !/^E[A-Z0-9]+$/.test(code)) return null;
+  return { kind: NEVER_OPENED.has(code) ? 'not-writable' : 'closed' };
+}
+
+// One recognizer per driver, and Node's socket errors last; the first that knows an error classifies it.
+const RECOGNIZERS: readonly ((error: Error) => DriverErrorClass | null)[] = [classifyIoredisError, classifyNodeRedisError, classifySocketError];
 
 const OTHER: DriverErrorClass = { kind: 'other' };
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/connection/slots.js';
 import { ConnectionLostError, Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
+import { RedisProxy } from '../support/proxy.js';
 import { within } from '../support/poll.js';
 import { eventually, uniqueName } from '../support/redis.js';
 
@@ -245,6 +246,44 @@ describe('failover', () => {
     expect(await promoted.hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');
     await waiter.unlock();
   }, 90_000);
+});
+
+// node-redis rejects the commands of a node connection that failed with the socket's own error (`read
+// ECONNRESET`): it reached the waiter untyped, so its wait failed where it should have gone on (seen when a
+// master was killed under a retry in the failover row above). Forced: the slot's master behind a proxy (the
+// cluster's announced address mapped to it), the waiter's retry held there after the script ran, then an RST.
+describe('a reset node connection', () => {
+  it("a waiter's retry whose node connection is reset keeps the wait going: the lock is taken once, no untyped error", async () => {
+    const name = uniqueName('reset');
+    const { port } = await cluster.masterOf(keySlot(name));
+    const master = node(port);
+    const proxy = await RedisProxy.start(port);
+    try {
+      const holder = client().getLock(name);
+      await holder.lock(60_000);
+      const natMap = { [`127.0.0.1:${port}`]: { host: '127.0.0.1', port: proxy.port } };
+      const waiterClient = client({ redis: { clusterNodes: [...cluster.startupNodes], clusterOptions: { natMap } } });
+      const waiter = waiterClient.getLock(name);
+      const field = `${waiterClient.getId()}:${waiter.threadId}`;
+      const waiting = waiter.lock().then(
+        () => 'acquired',
+        (e: unknown) => e,
+      );
+      await eventually(async () => Number(((await master.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+      expect(proxy.connections).toBeGreaterThan(0);
+
+      proxy.holdRepliesAfter('EVAL', 60_000);
+      await holder.unlock();
+      await eventually(async () => (await master.hget(name, field)) === '1', 10_000, "the waiter's retry to run");
+      proxy.resetAll();
+      expect(await within(waiting, 30_000, 'the wait across the reset')).toBe('acquired');
+      expect(await master.hget(name, field)).toBe('1');
+      await waiter.unlock();
+      expect(await master.exists(name)).toBe(0);
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
 });
 
 describe('slot migration', () => {

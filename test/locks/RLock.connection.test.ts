@@ -4,11 +4,17 @@
  * not answered within `timeout` (a paused server) fails with `RedisTimeoutError` — an acquire that then
  * lands anyway is undone once Redis answers again.
  */
-import { expect, it } from 'vitest';
-import { RedisConnectionError, RedisTimeoutError, type Redisson } from '../../src/index.js';
-import { eventually, uniqueName, useRedis } from '../support/redis.js';
+import { afterEach, expect, it } from 'vitest';
+import { ConnectionLostError, RedisConnectionError, RedisTimeoutError, type Redisson } from '../../src/index.js';
+import { RedisProxy } from '../support/proxy.js';
+import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
 
 const suite = useRedis({ own: true });
+const proxies: RedisProxy[] = [];
+
+afterEach(async () => {
+  await Promise.all(proxies.splice(0).map((p) => p.stop()));
+});
 
 function quiet(client: Redisson): Redisson {
   client.redis.on('error', () => undefined);
@@ -74,4 +80,34 @@ it('a paused server: an unanswered acquire fails with RedisTimeoutError, and the
   expect(await lock.tryLock({ threadId: 5 })).toBe(true);
   expect(await raw.hget(name, `${client.id}:5`)).toBe('1');
   await lock.unlock({ threadId: 5 });
+});
+
+// A reset socket (an RST, as from a killed server) rather than an orderly close, on every driver: the call fails
+// typed and what it took is undone. (On a single server the executor sees the connection close and types the loss
+// itself; on a cluster node connection, where no close is seen, the driver's own error is classified: see
+// test/cluster/RLock.cluster.test.ts.) Forced: the acquire's reply held back by a proxy, then the reset.
+it('a connection reset under an acquire in flight: ConnectionLostError, not the socket error, and the hold it took is undone', async () => {
+  const raw = suite.clients.raw();
+  const p = await RedisProxy.start(suite.redis.port);
+  proxies.push(p);
+  const client = quiet(suite.clients.client({ redis: p.url }));
+  const name = uniqueName();
+  const lock = client.getLock(name);
+  expect(await lock.isLocked()).toBe(false);
+
+  p.replyDelayMs = 5_000;
+  const outcome = lock.tryLock({ threadId: 3 }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  await eventually(async () => (await raw.hget(name, `${client.id}:3`)) === '1', 5_000, 'the acquire script ran');
+  p.resetAll();
+  p.replyDelayMs = 0;
+  const error = await within(outcome, 10_000, 'tryLock() across the reset');
+  // Its cause is the driver's: ioredis' "Connection is closed.", node-redis' `read ECONNRESET` itself.
+  expect(error).toBeInstanceOf(ConnectionLostError);
+  // The script ran: once the client is connected again it undoes the hold nobody took.
+  await eventually(async () => (await raw.exists(name)) === 0, 10_000, 'the lost acquisition undone');
+  expect(await lock.tryLock({ threadId: 3 })).toBe(true);
+  await lock.unlock({ threadId: 3 });
 });

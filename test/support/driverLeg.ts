@@ -5,7 +5,7 @@
  * and owning its node-redis 6 client — so the unchanged behaviour, fault and interop suites run on node-redis.
  * ioredis' Sentinel options (`sentinels`, `name`) become `{ driver: 'node-redis', sentinel: { name, sentinelRootNodes } }`;
  * cluster nodes (`{ clusterNodes, clusterOptions? }`) become `{ driver: 'node-redis', cluster: { rootNodes } }`
- * (ioredis' `slotsRefreshInterval` as the driver's `scanInterval`). What node-redis cannot take stays on ioredis
+ * (ioredis' `slotsRefreshInterval` as the driver's `scanInterval`, its `natMap` as node-redis' `nodeAddressMap`). What node-redis cannot take stays on ioredis
  * and is left out of the leg by name (scripts/driver-leg.mjs): a `keyPrefix`, an ioredis instance passed in.
  * ioredis-only options
  * (`maxRetriesPerRequest`, `retryStrategy`, …) are dropped, and the rows that test them are left out too.
@@ -46,8 +46,10 @@ function asNodeRedisCluster(nodes: unknown[], clusterOptions: unknown): NonNulla
     const { host, port } = n as { host?: string; port?: number };
     return { url: `redis://${host ?? '127.0.0.1'}:${port ?? 6379}` };
   });
-  const refresh = (clusterOptions as { slotsRefreshInterval?: unknown } | undefined)?.slotsRefreshInterval;
-  return { driver: 'node-redis', cluster: { rootNodes }, ...(typeof refresh === 'number' ? { scanInterval: refresh } : {}) };
+  const { slotsRefreshInterval: refresh, natMap } = (clusterOptions ?? {}) as { slotsRefreshInterval?: unknown; natMap?: unknown };
+  // ioredis' `natMap` (announced `host:port` → `{ host, port }`) is node-redis' `nodeAddressMap` in the same form.
+  const cluster = { rootNodes, ...(typeof natMap === 'object' && natMap !== null ? { nodeAddressMap: natMap } : {}) };
+  return { driver: 'node-redis', cluster, ...(typeof refresh === 'number' ? { scanInterval: refresh } : {}) };
 }
 
 if (NODE_REDIS_LEG) {

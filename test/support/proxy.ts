@@ -14,6 +14,7 @@ export class RedisProxy {
    */
   readonly replyDelayOf = new Map<number, number>();
   #accepted = 0;
+  #holdAfter: { readonly marker: string; readonly ms: number } | null = null;
   readonly #server: Server;
   readonly #pairs = new Set<[Socket, Socket]>();
   readonly #byIndex = new Map<number, [Socket, Socket]>();
@@ -53,6 +54,26 @@ export class RedisProxy {
     this.#pairs.clear();
   }
 
+  /**
+   * Arms a one-shot hold: the next connection that writes a chunk containing `marker` (a command's name, say
+   * `EVAL`, case-insensitive) has the server's replies to it held back `ms` from then on (that connection only).
+   */
+  holdRepliesAfter(marker: string, ms: number): void {
+    this.#holdAfter = { marker: marker.toUpperCase(), ms };
+  }
+
+  /**
+   * Resets every connection through the proxy: the clients' sockets get an RST (they read `ECONNRESET`), not
+   * the orderly close of {@link dropAll}.
+   */
+  resetAll(): void {
+    for (const [client, upstream] of this.#pairs) {
+      client.resetAndDestroy();
+      upstream.destroy();
+    }
+    this.#pairs.clear();
+  }
+
   /** Destroys one connection, by the order the proxy accepted them (0 first); the others stay. */
   drop(index: number): void {
     const pair = this.#byIndex.get(index);
@@ -80,7 +101,14 @@ export class RedisProxy {
     };
     client.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
-    client.on('data', (chunk: Buffer) => upstream.write(chunk));
+    client.on('data', (chunk: Buffer) => {
+      const hold = this.#holdAfter;
+      if (hold !== null && chunk.toString('latin1').toUpperCase().includes(hold.marker)) {
+        this.#holdAfter = null;
+        this.replyDelayOf.set(index, hold.ms);
+      }
+      upstream.write(chunk);
+    });
     // Held-back chunks keep their order: one queue per connection, drained by one timer at a time.
     const queue: Array<{ readonly at: number; readonly chunk: Buffer }> = [];
     let timer: NodeJS.Timeout | null = null;

@@ -32,6 +32,19 @@ it('classifies ioredis errors: replies by their first word, closed and unwritabl
   expect(isServerRefusal(new Error('Connection is closed.'))).toBe(false);
 });
 
+it("classifies Node's socket errors, which node-redis passes on as they are: a reset or broken socket may have run the command, a refused one never wrote it", () => {
+  const socket = (code: string, syscall: string): Error => Object.assign(new Error(`${syscall} ${code}`), { code, syscall, errno: -1 });
+  expect(classify(socket('ECONNRESET', 'read'))).toEqual({ kind: 'closed' });
+  expect(classify(socket('EPIPE', 'write'))).toEqual({ kind: 'closed' });
+  expect(classify(socket('ETIMEDOUT', 'read'))).toEqual({ kind: 'closed' });
+  expect(classify(socket('ECONNREFUSED', 'connect'))).toEqual({ kind: 'not-writable' });
+  expect(classify(socket('ENOTFOUND', 'getaddrinfo'))).toEqual({ kind: 'not-writable' });
+  expect(isServerRefusal(socket('ECONNRESET', 'read'))).toBe(false);
+  // A code without a syscall, or not an errno name, is not a socket's (a library's or Node's own coded error).
+  expect(classify(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toEqual({ kind: 'other' });
+  expect(classify(Object.assign(new Error('x'), { code: 'ERR_SOMETHING', syscall: 'read' }))).toEqual({ kind: 'other' });
+});
+
 it('every script that publishes has its publish argument recorded, and reads it', () => {
   for (const [id, script] of Object.entries(LUA_SCRIPTS) as [LuaScriptId, (typeof LUA_SCRIPTS)[LuaScriptId]][]) {
     // A publish in the script's body goes through the command it is given (a local, or the ARGV itself), never a
