@@ -165,22 +165,30 @@ export class HandoffReservation {
     // socket delivers in order; the script counted this subscription). It announces a lock that is already
     // taken: it wakes nobody (else a waiter there would retry for nothing).
     // A message held meanwhile (see ChannelEntry.receive) is that release when granted: it wakes nobody either.
-    const deliver: Array<[ChannelEntry, string]> = [];
-    for (const { entry, received, holds } of this.pins) {
-      const held = holds ? entry.held : null;
-      if (holds) {
-        entry.holding = false;
-        entry.held = null;
-      }
+    // The held messages to deliver stay in `held` (of the entries this reservation holds) until the candidate
+    // knows the outcome; the others are cleared now.
+    let delivering = false;
+    for (const pin of this.pins) {
+      const { entry } = pin;
+      const held = pin.holds ? entry.held : null;
+      if (pin.holds) entry.holding = false;
       if (held !== null) {
-        if (trusted !== 'granted' || held !== this.message) deliver.push([entry, held]);
-      } else if (trusted === 'granted' && entry.received === received) {
+        if (trusted !== 'granted' || held !== this.message) delivering = true;
+        else entry.held = null;
+      } else if (trusted === 'granted' && entry.received === pin.received) {
         entry.absorbing = this.message;
       }
     }
     this.candidate.handedOff?.(trusted);
     // Not granted: the held messages wake as they would have, once the candidate is no longer reserved.
-    for (const [entry, message] of deliver) entry.policy.onMessage(message, entry);
+    if (delivering) {
+      for (const { entry, holds } of this.pins) {
+        const held = holds ? entry.held : null;
+        if (held === null) continue;
+        entry.held = null;
+        entry.policy.onMessage(held, entry);
+      }
+    }
     for (const pin of this.pins) pin.pubsub.unref(this.wire, pin.entry, true);
     this.candidatePubsub.grantSettled();
   }
@@ -566,8 +574,9 @@ export class PublishSubscribe {
     // Without a scope another client of this process that waits makes the count larger: no grant can happen.
     if (scope === null && waiting.size > 1) return null;
     let first: Subscription | undefined;
-    let counted = 0;
     let now = 0;
+    // The counted subscriptions, as client and entry one after the other: pinned below if a waiter is reserved.
+    const counted: (PublishSubscribe | ChannelEntry)[] = [];
     for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
       const entry = peer.#counted(wire);
       if (entry === undefined) continue;
@@ -577,17 +586,17 @@ export class PublishSubscribe {
         entry.outnumberedAt = Number.NEGATIVE_INFINITY;
         entry.refusals = HANDOFF_REFUSALS - 1;
       }
-      counted++;
+      counted.push(peer, entry);
       const longest = entry.waiters[0];
       if (longest !== undefined && (first === undefined || longest.ticket < first.ticket)) first = longest;
     }
-    if (counted === 0 || first === undefined) return null;
+    if (first === undefined) return null;
     const reserved = first.reserve();
     if (!reserved) return null;
     const pins: Pin[] = [];
-    for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
-      const entry = peer.#counted(wire);
-      if (entry === undefined) continue;
+    for (let i = 0; i < counted.length; i += 2) {
+      const peer = counted[i] as PublishSubscribe;
+      const entry = counted[i + 1] as ChannelEntry;
       peer.#ref(wire, entry);
       const holds = !entry.holding;
       entry.holding = true;
