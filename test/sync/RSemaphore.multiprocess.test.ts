@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { monotonicMs, type SemaphoreEvent, type SemaphoreWorkerOptions } from '../fixtures/semaphoreWorker.js';
+import type { SemaphoreEvent, SemaphoreWorkerOptions } from '../fixtures/semaphoreWorker.js';
+import { monotonicMs } from '../support/clock.js';
 import { eventually, uniqueName, useRedis } from '../support/redis.js';
 
 // ------------------------------------------------------------------------------ the history checker
