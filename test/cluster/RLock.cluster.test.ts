@@ -8,6 +8,7 @@
  * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot; a master killed
  * under a held lock and a slot migrated during a wait lose neither the hold nor the waiter.
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/connection/slots.js';
@@ -252,6 +253,27 @@ describe('failover', () => {
 // ECONNRESET`): it reached the waiter untyped, so its wait failed where it should have gone on (seen when a
 // master was killed under a retry in the failover row above). Forced: the slot's master behind a proxy (the
 // cluster's announced address mapped to it), the waiter's retry held there after the script ran, then an RST.
+// (If that retry's reply is lost, the script ran: the owner's ledger settles it before the next attempt.)
+/** Resolves when a wait for a message on `channel` starts (a waiter parked), on the public tracing channel. */
+function waitStarted(channel: string): Promise<void> {
+  const traced = diagnosticsChannel.tracingChannel<unknown, { channel: string }>('redisson-ts:wait');
+  return new Promise<void>((resolve) => {
+    const none = (): void => undefined;
+    const handlers = {
+      start: (context: { channel: string }): void => {
+        if (context.channel !== channel) return;
+        traced.unsubscribe(handlers);
+        resolve();
+      },
+      end: none,
+      asyncStart: none,
+      asyncEnd: none,
+      error: none,
+    };
+    traced.subscribe(handlers);
+  });
+}
+
 describe('a reset node connection', () => {
   it("a waiter's retry whose node connection is reset keeps the wait going: the lock is taken once, no untyped error", async () => {
     const name = uniqueName('reset');
@@ -265,15 +287,23 @@ describe('a reset node connection', () => {
       const waiterClient = client({ redis: { clusterNodes: [...cluster.startupNodes], clusterOptions: { natMap } } });
       const waiter = waiterClient.getLock(name);
       const field = `${waiterClient.getId()}:${waiter.threadId}`;
+      // Parked: its attempt after subscribing answered (the public `redisson-ts:wait` channel says so), so the
+      // next EVAL on its connection is the retry the release triggers.
+      const parked = waitStarted(channelOf(name));
       const waiting = waiter.lock().then(
         () => 'acquired',
         (e: unknown) => e,
       );
-      await eventually(async () => Number(((await master.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+      await within(parked, 10_000, 'the waiter to park');
       expect(proxy.connections).toBeGreaterThan(0);
 
-      proxy.holdRepliesAfter('EVAL', 60_000);
+      // The release message reaches the waiter 1 s late, so the hold is armed after the unlock and before the retry
+      // the message triggers: the EVAL it catches is an attempt on a free lock.
+      const subscribers = proxy.wrote('SUBSCRIBE');
+      expect(subscribers.length).toBeGreaterThan(0);
+      for (const index of subscribers) proxy.replyDelayOf.set(index, 1_000);
       await holder.unlock();
+      proxy.holdRepliesAfter('EVAL', 60_000);
       await eventually(async () => (await master.hget(name, field)) === '1', 10_000, "the waiter's retry to run");
       proxy.resetAll();
       expect(await within(waiting, 30_000, 'the wait across the reset')).toBe('acquired');

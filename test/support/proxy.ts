@@ -15,6 +15,8 @@ export class RedisProxy {
   readonly replyDelayOf = new Map<number, number>();
   #accepted = 0;
   #holdAfter: { readonly marker: string; readonly ms: number } | null = null;
+  // What each connection wrote (upper-cased, the first 64 KB), for wrote().
+  readonly #written = new Map<number, string>();
   readonly #server: Server;
   readonly #pairs = new Set<[Socket, Socket]>();
   readonly #byIndex = new Map<number, [Socket, Socket]>();
@@ -62,6 +64,12 @@ export class RedisProxy {
     this.#holdAfter = { marker: marker.toUpperCase(), ms };
   }
 
+  /** The connections (by the order the proxy accepted them) that wrote `marker` (case-insensitive) so far. */
+  wrote(marker: string): number[] {
+    const upper = marker.toUpperCase();
+    return [...this.#written].filter(([, text]) => text.includes(upper)).map(([index]) => index);
+  }
+
   /**
    * Resets every connection through the proxy: the clients' sockets get an RST (they read `ECONNRESET`), not
    * the orderly close of {@link dropAll}.
@@ -102,8 +110,11 @@ export class RedisProxy {
     client.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
     client.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('latin1').toUpperCase();
+      const before = this.#written.get(index) ?? '';
+      if (before.length < 65_536) this.#written.set(index, before + text);
       const hold = this.#holdAfter;
-      if (hold !== null && chunk.toString('latin1').toUpperCase().includes(hold.marker)) {
+      if (hold !== null && text.includes(hold.marker)) {
         this.#holdAfter = null;
         this.replyDelayOf.set(index, hold.ms);
       }

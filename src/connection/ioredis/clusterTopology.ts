@@ -123,12 +123,15 @@ export function followClusterTopology(command: Cluster, subscriber: Cluster, pub
     return true;
   };
   command.on('refresh', handOver);
-  let seen = topology(subscriber);
+  // '' until the subscriber's first slot map: its first subscribers are no change (nothing was subscribed before them
+  // to have missed a release, and a waiter attempts again after subscribing), so they wake nobody.
+  let seen = topology(subscriber).replaceAll(',', '');
   subscriber.on('subscribersReady', () => {
     const now = topology(subscriber);
     if (now === seen) return;
+    const first = seen === '';
     seen = now;
-    whenReachable(() => pubsub.wakeAll());
+    if (!first) whenReachable(() => pubsub.wakeAll());
   });
 
   // One look at a time; a signal during it asks for one more.
