@@ -574,9 +574,8 @@ export class PublishSubscribe {
     // Without a scope another client of this process that waits makes the count larger: no grant can happen.
     if (scope === null && waiting.size > 1) return null;
     let first: Subscription | undefined;
+    let counted = 0;
     let now = 0;
-    // The counted subscriptions, as client and entry one after the other: pinned below if a waiter is reserved.
-    const counted: (PublishSubscribe | ChannelEntry)[] = [];
     for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
       const entry = peer.#counted(wire);
       if (entry === undefined) continue;
@@ -586,17 +585,18 @@ export class PublishSubscribe {
         entry.outnumberedAt = Number.NEGATIVE_INFINITY;
         entry.refusals = HANDOFF_REFUSALS - 1;
       }
-      counted.push(peer, entry);
+      counted++;
       const longest = entry.waiters[0];
       if (longest !== undefined && (first === undefined || longest.ticket < first.ticket)) first = longest;
     }
-    if (first === undefined) return null;
+    if (counted === 0 || first === undefined) return null;
     const reserved = first.reserve();
     if (!reserved) return null;
+    // The same walk again (no array kept by the first one: most releases reserve nothing).
     const pins: Pin[] = [];
-    for (let i = 0; i < counted.length; i += 2) {
-      const peer = counted[i] as PublishSubscribe;
-      const entry = counted[i + 1] as ChannelEntry;
+    for (const peer of scope === null ? [this] : (sameServer.get(scope) ?? [])) {
+      const entry = peer.#counted(wire);
+      if (entry === undefined) continue;
       peer.#ref(wire, entry);
       const holds = !entry.holding;
       entry.holding = true;

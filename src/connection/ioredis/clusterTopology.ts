@@ -123,13 +123,14 @@ export function followClusterTopology(command: Cluster, subscriber: Cluster, pub
     return true;
   };
   command.on('refresh', handOver);
-  // '' until the subscriber's first slot map: its first subscribers are no change (nothing was subscribed before them
-  // to have missed a release, and a waiter attempts again after subscribing), so they wake nobody.
-  let seen = topology(subscriber).replaceAll(',', '');
+  // The subscriber's slot map when its subscribers were last ready; null before the first time (it connects lazily).
+  // Its first subscribers are no change: nothing was subscribed before them to have missed a release, and a waiter
+  // attempts again after subscribing. So they wake nobody.
+  let seen: string | null = null;
   subscriber.on('subscribersReady', () => {
     const now = topology(subscriber);
     if (now === seen) return;
-    const first = seen === '';
+    const first = seen === null;
     seen = now;
     if (!first) whenReachable(() => pubsub.wakeAll());
   });
