@@ -13,14 +13,17 @@
  * `--prof` profiles the measured rounds only (the inspector's profiler, as `node --cpu-prof` but without
  * start-up and warm-up).
  *
+ * `--driver node-redis` runs the redisson-ts ops on node-redis 6 (`{ driver: 'node-redis', url }`).
+ *
  * redisson-ts is loaded from its build (dist/, `node scripts/build.mjs` first), as users get it.
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { createClient } from 'redis';
 import { Mutex } from 'redis-semaphore';
 import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { bareProtocol } from './adapters/bareProtocol.js';
@@ -53,6 +56,13 @@ const { values } = parseArgs({
      * as `<op>@before`, in the same rounds — before/after figures from one process.
      */
     before: { type: 'string' },
+    /** The driver redisson-ts runs on: `ioredis` (default) or `node-redis` (`{ driver: 'node-redis', url }`). */
+    driver: { type: 'string', default: 'ioredis' },
+    /**
+     * The driver the `--before` build runs on (default: `--driver`'s). With `--before dist` (this build), two
+     * drivers in the same rounds: `--before dist --before-driver node-redis`.
+     */
+    'before-driver': { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -69,6 +79,12 @@ const raw = new Redis(url);
 const bare: LockClient = await bareProtocol.open({ url });
 const sha = (await raw.script('LOAD', 'return 1')) as string;
 const mutexRedis = new Redis(url);
+// node-redis 6 (the `redis` devDependency), raw: what its own round trips cost beside ioredis' (the driver rows).
+const nodeRedis = createClient({ url });
+await nodeRedis.connect();
+const luaLock = (name: string): string => readFileSync(new URL(`../lua/lock/${name}.lua`, import.meta.url), 'utf8');
+const [tryLockSha, unlockSha] = (await Promise.all([raw.script('LOAD', luaLock('tryLockInner')), raw.script('LOAD', luaLock('unlockInner'))])) as [string, string];
+const nrField = `${randomUUID()}:1`;
 const app = new Redis(url);
 
 interface Owner {
@@ -89,6 +105,25 @@ async function handoff(holder: Owner, waiter: Owner, timed: <T>(fn: () => Promis
   await waiter.release();
 }
 
+/** How many parked waiters a herd op wakes, each on a client of its own. */
+const HERD = 4;
+
+/**
+ * One herd inside the process, Redisson's wake rule with no direct handoff: `waiters` (a client each) parked behind
+ * `holder`; timed from the holder's release until every waiter has acquired and released in turn. Each release wakes
+ * a waiter in every client still waiting: one retry wins, the others are refused and park again, so the window
+ * holds HERD acquisitions and HERD·(HERD+1)/2 retries — the wake path of the rows with owners in two processes.
+ */
+async function herd(holder: Owner, waiters: Owner[], timed: <T>(fn: () => Promise<T>) => Promise<T>): Promise<void> {
+  await holder.acquire();
+  const done = waiters.map((w) => w.acquire().then(() => w.release()));
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  await timed(async () => {
+    await holder.release();
+    await Promise.all(done);
+  });
+}
+
 type Client = ReturnType<typeof Redisson.create>;
 interface Executor {
   eval(id: string, keys: string[], args: (string | number)[], retry: string): Promise<unknown>;
@@ -96,8 +131,9 @@ interface Executor {
 }
 
 /** The redisson-ts operations on `client` (keys suffixed with `tag`). */
-function redissonOps(client: Client, tag: string): Record<string, Op> {
+function redissonOps(client: Client, tag: string, create: () => Client): Record<string, Op> {
   const lock = client.getLock(`cpu:obj${tag}`);
+  let herdClients: Client[] | null = null;
   return {
     'pair-watchdog': { what: 'lock() + unlock(), one object, watchdog', run: (t) => t(async () => { await lock.lock(); await lock.unlock(); }) },
     'pair-lease': { what: 'lock(30 s) + unlock(), one object', run: (t) => t(async () => { await lock.lock(30_000); await lock.unlock(); }) },
@@ -124,21 +160,61 @@ function redissonOps(client: Client, tag: string): Record<string, Op> {
       },
     },
     handoff: { what: 'same-client handoff: holder unlock → parked lock() resolves', run: (t) => handoff(wrap(client.getLock(`cpu:hand${tag}`)), wrap(client.getLock(`cpu:hand${tag}`)), t) },
+    'herd-handoff': {
+      what: `a herd of ${HERD} waiters, a client each, directHandoff: false (per herd: ${HERD} acquisitions)`,
+      run: (t) => {
+        herdClients ??= Array.from({ length: HERD + 1 }, create);
+        const [holder, ...waiters] = herdClients.map((c) => wrap(c.getLock(`cpu:herd${tag}`))) as [Owner, ...Owner[]];
+        return herd(holder, waiters, t);
+      },
+    },
+    shutdown: { what: '', run: async () => void (await Promise.all((herdClients ?? []).map((c) => c.shutdown()))) },
   };
 }
 
-const client = Redisson.create({ redis: url });
-const before = values.before === undefined ? null : ((await import(pathToFileURL(`${values.before}/index.js`).href)) as typeof import('../src/index.js')).Redisson.create({ redis: url });
+function redisOption(driver: string | undefined): string | { driver: 'node-redis'; url: string } {
+  if (driver !== 'ioredis' && driver !== 'node-redis') throw new Error(`unknown driver ${driver} (ioredis, node-redis)`);
+  return driver === 'node-redis' ? { driver: 'node-redis', url: url as string } : (url as string);
+}
+const redis = redisOption(values.driver);
+const beforeRedis = redisOption(values['before-driver'] ?? values.driver);
+const client = Redisson.create({ redis });
+const BeforeRedisson = values.before === undefined ? null : ((await import(pathToFileURL(`${values.before}/index.js`).href)) as typeof import('../src/index.js')).Redisson;
+const before = BeforeRedisson?.create({ redis: beforeRedis }) ?? null;
+const ours = redissonOps(client, '', () => Redisson.create({ redis, directHandoff: false }));
+const theirs = before && BeforeRedisson ? redissonOps(before, '@before', () => BeforeRedisson.create({ redis: beforeRedis, directHandoff: false })) : null;
+const { shutdown: shutdownOurs, ...ourOps } = ours;
+const { shutdown: shutdownTheirs, ...theirOps } = theirs ?? { shutdown: null };
+let bareHerd: LockClient[] | null = null;
 
 const OPS: Record<string, Op> = {
   ping: { what: 'raw ioredis PING', run: async (t) => void (await t(() => raw.ping())) },
+  'nr-ping': { what: 'raw node-redis 6 PING', run: async (t) => void (await t(() => nodeRedis.sendCommand(['PING']))) },
+  'nr-bare-pair': {
+    what: 'control on raw node-redis 6: EVALSHA tryLockInner + unlockInner, latch DEL',
+    run: (t) =>
+      t(async () => {
+        const latch = `redisson_unlock_latch:{cpu:nrbare}:${randomUUID().replaceAll('-', '')}`;
+        await nodeRedis.sendCommand(['EVALSHA', tryLockSha, '1', 'cpu:nrbare', '30000', nrField]);
+        await nodeRedis.sendCommand(['EVALSHA', unlockSha, '3', 'cpu:nrbare', 'redisson_lock__channel:{cpu:nrbare}', latch, '0', '30000', nrField, 'PUBLISH', '18000']);
+        void nodeRedis.sendCommand(['DEL', latch]).catch(() => undefined);
+      }),
+  },
   'evalsha-2': { what: 'two raw EVALSHA of `return 1`', run: (t) => t(async () => void (await raw.evalsha(sha, 0), await raw.evalsha(sha, 0))) },
   'bare-pair': { what: 'control: tryLockInner + unlockInner + latch DEL', run: (t) => t(async () => { const h = bare.handle('cpu:bare'); await h.acquire(); await h.release(); }) },
-  ...redissonOps(client, ''),
-  ...(before ? Object.fromEntries(Object.entries(redissonOps(before, '@before')).map(([k, op]) => [`${k}@before`, { ...op, what: `${op.what} (--before build)` }])) : {}),
+  ...ourOps,
+  ...(theirs ? Object.fromEntries(Object.entries(theirOps).map(([k, op]) => [`${k}@before`, { ...op, what: `${op.what} (--before build${values['before-driver'] ? `, ${values['before-driver']}` : ''})` }])) : {}),
   'users-op-semaphore': { what: 'new Mutex, acquire, GET + SET on its connection, release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:users:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); const v = Number((await mutexRedis.get('cpu:users:m')) ?? 0); await mutexRedis.set('cpu:users:m', String(v + 1)); await m.release(); }) },
   'semaphore-pair': { what: 'redis-semaphore new Mutex + acquire + release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); await m.release(); }) },
   'bare-handoff': { what: 'control: same-client handoff', run: (t) => handoff(bare.handle('cpu:bhand'), bare.handle('cpu:bhand'), t) },
+  'bare-herd-handoff': {
+    what: `control: a herd of ${HERD} waiters, a client each (per herd: ${HERD} acquisitions)`,
+    run: async (t) => {
+      bareHerd ??= await Promise.all(Array.from({ length: HERD + 1 }, () => bareProtocol.open({ url })));
+      const [holder, ...waiters] = bareHerd.map((c) => c.handle('cpu:bherd')) as [Owner, ...Owner[]];
+      await herd(holder, waiters, t);
+    },
+  },
 };
 
 function wrap(l: { lock(): Promise<void>; unlock(): Promise<void> }): Owner {
@@ -227,7 +303,10 @@ for (const name of names) {
   process.stdout.write(`| ${name} | ${(OPS[name] as Op).what} | ${s.p50.toFixed(0)} | ${s.p99.toFixed(0)} | ${(a.user / a.count).toFixed(1)} | ${(a.system / a.count).toFixed(1)} | ${ratio} |\n`);
 }
 
+await shutdownOurs?.run(async (fn) => fn());
+await shutdownTheirs?.run(async (fn) => fn());
+await Promise.all(((bareHerd as LockClient[] | null) ?? []).map((c) => c.close()));
 await client.shutdown();
 await before?.shutdown();
-await Promise.all([raw.quit(), mutexRedis.quit(), app.quit(), bare.close()]);
+await Promise.all([raw.quit(), mutexRedis.quit(), app.quit(), bare.close(), nodeRedis.close()]);
 await server?.stop();

@@ -8,7 +8,7 @@
  * The `createSentinel()` client passed in is in nodeRedisSentinel.test.ts (it spawns its own Sentinels).
  */
 import { Redis } from 'ioredis';
-import { createClient as createClient6, createCluster, createSentinel } from 'redis';
+import { createClient as createClient6, createCluster, createSentinel, RESP_TYPES } from 'redis';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-5';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
@@ -310,6 +310,61 @@ describe('script replies through the driver, as the executor reads them', () => 
       six.destroy();
       five.destroy();
       io.disconnect();
+    }
+  });
+  // Passing node-redis any options object costs it about 4 µs of CPU per command (issue 29), so our commands carry
+  // none unless the client's own defaults would change what we read: a typeMapping (a string reply as a Buffer) or
+  // rejectInFlight (a long WAIT cut by the client's timeout).
+  it("a client whose command defaults map reply types still answers in node-redis' default types; one on the defaults is sent no options", async () => {
+    const { NodeRedisConnection, commandOptionsFor, OPTIONS } = await import('../../src/connection/node-redis/NodeRedisConnection.js');
+    const mapping = { [RESP_TYPES.BLOB_STRING]: Buffer };
+    const plain6 = createClient6({ url: suite.redis.url });
+    const plain5 = createClient5({ url: suite.redis.url });
+    const mapped6 = createClient6({ url: suite.redis.url, commandOptions: { typeMapping: mapping } });
+    const mapped5 = createClient5({ url: suite.redis.url, commandOptions: { typeMapping: mapping } });
+    const clients = [plain6, plain5, mapped6, mapped5];
+    await Promise.all(clients.map((c) => c.connect()));
+    try {
+      expect(commandOptionsFor(plain6 as never)).toBeUndefined();
+      expect(commandOptionsFor(plain5 as never)).toBeUndefined();
+      expect(commandOptionsFor(mapped6 as never)).toBe(OPTIONS);
+      expect(commandOptionsFor(mapped5 as never)).toBe(OPTIONS);
+      expect(commandOptionsFor(plain6.withTypeMapping(mapping) as never)).toBe(OPTIONS);
+      expect(commandOptionsFor(plain5.withTypeMapping(mapping) as never)).toBe(OPTIONS);
+      expect(commandOptionsFor(createClient6({ url: suite.redis.url, commandOptions: { rejectInFlight: true } }) as never)).toBe(OPTIONS);
+      // A client shaped otherwise (no `_commandOptions` to read) is sent the options.
+      expect(commandOptionsFor({ isReady: true } as never)).toBe(OPTIONS);
+      // The client itself answers with Buffers (5.x's sendCommand on a withTypeMapping() proxy does not: it reads
+      // its base client's defaults); through the driver, strings.
+      const cases = [
+        { client: mapped6, mapsItself: true },
+        { client: mapped5, mapsItself: true },
+        { client: plain6.withTypeMapping(mapping), mapsItself: true },
+        { client: plain5.withTypeMapping(mapping), mapsItself: false },
+      ];
+      for (const { client, mapsItself } of cases) {
+        const name = uniqueName('nr-mapped');
+        await client.sendCommand(['HSET', name, 'a:1', 'one']);
+        expect(Buffer.isBuffer(await client.sendCommand(['HGET', name, 'a:1']))).toBe(mapsItself);
+        expect(await new NodeRedisConnection(client as never).call('HGET', name, 'a:1')).toBe('one');
+      }
+      // And through Redisson: a permit's id is a string, a lock goes and comes.
+      for (const client of [mapped6, mapped5]) {
+        const r = Redisson.create({ redis: client as never, shortLeaseWarning: false });
+        redissons.push(r);
+        const seats = r.getPermitExpirableSemaphore(uniqueName('nr-mapped-seats'));
+        await seats.trySetPermits(1);
+        const id = await seats.acquire();
+        expect(typeof id).toBe('string');
+        await seats.release(id);
+        const lock = r.getLock(uniqueName('nr-mapped-lock'));
+        await lock.lock();
+        expect(await lock.isLocked()).toBe(true);
+        await lock.unlock();
+      }
+    } finally {
+      await Promise.allSettled(redissons.splice(0).map((r) => r.shutdown()));
+      for (const c of clients) c.destroy();
     }
   });
 });

@@ -15,7 +15,7 @@ import type { LuaScriptId } from '../../generated/lua.js';
 import type { CommandArg, CommandConnection, ConnectionEvents, ConnectionStatus, WireArg } from '../driver.js';
 import { keySlot } from '../slots.js';
 import { NodeRedisNotReadyError } from './errors.js';
-import { OPTIONS } from './NodeRedisConnection.js';
+import { commandOptionsFor } from './NodeRedisConnection.js';
 import { runScript, runScriptAndWait } from './scripts.js';
 import type { NodeRedisClient, NodeRedisCluster, NodeRedisClusterNode } from './types.js';
 
@@ -172,7 +172,8 @@ export class NodeRedisClusterConnection implements CommandConnection {
 
   /** `send` for `client`: written now, or refused when it is not ready (never queued). */
   #sender(client: NodeRedisClient): (args: readonly (string | Buffer)[]) => Promise<unknown> {
-    return (args) => (client.isReady ? client.sendCommand(args, OPTIONS) : Promise.reject(new NodeRedisNotReadyError()));
+    const options = commandOptionsFor(client);
+    return (args) => (client.isReady ? client.sendCommand(args, options) : Promise.reject(new NodeRedisNotReadyError()));
   }
 
   /** The scripts `client`'s current socket was sent. */
