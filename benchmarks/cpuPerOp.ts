@@ -131,7 +131,7 @@ interface Executor {
 }
 
 /** The redisson-ts operations on `client` (keys suffixed with `tag`). */
-function redissonOps(client: Client, tag: string, create: () => Client): Record<string, Op> {
+function redissonOps(client: Client, tag: string, create: () => Client, peer: Client): Record<string, Op> {
   const lock = client.getLock(`cpu:obj${tag}`);
   let herdClients: Client[] | null = null;
   return {
@@ -160,6 +160,23 @@ function redissonOps(client: Client, tag: string, create: () => Client): Record<
       },
     },
     handoff: { what: 'same-client handoff: holder unlock → parked lock() resolves', run: (t) => handoff(wrap(client.getLock(`cpu:hand${tag}`)), wrap(client.getLock(`cpu:hand${tag}`)), t) },
+    'client-handoff': {
+      what: "another client's parked waiter: holder unlock → granted lock() resolves → its first GET answered",
+      run: async (t) => {
+        const holder = wrap(client.getLock(`cpu:xhand${tag}`));
+        const waiter = wrap(peer.getLock(`cpu:xhand${tag}`));
+        await holder.acquire();
+        const waiting = waiter.acquire();
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        await t(async () => {
+          const released = holder.release();
+          await waiting;
+          await app.get('cpu:xhand:n');
+          await released;
+        });
+        await waiter.release();
+      },
+    },
     'herd-handoff': {
       what: `a herd of ${HERD} waiters, a client each, directHandoff: false (per herd: ${HERD} acquisitions)`,
       run: (t) => {
@@ -168,7 +185,7 @@ function redissonOps(client: Client, tag: string, create: () => Client): Record<
         return herd(holder, waiters, t);
       },
     },
-    shutdown: { what: '', run: async () => void (await Promise.all((herdClients ?? []).map((c) => c.shutdown()))) },
+    shutdown: { what: '', run: async () => void (await Promise.all([...(herdClients ?? []), peer].map((c) => c.shutdown()))) },
   };
 }
 
@@ -181,8 +198,8 @@ const beforeRedis = redisOption(values['before-driver'] ?? values.driver);
 const client = Redisson.create({ redis });
 const BeforeRedisson = values.before === undefined ? null : ((await import(pathToFileURL(`${values.before}/index.js`).href)) as typeof import('../src/index.js')).Redisson;
 const before = BeforeRedisson?.create({ redis: beforeRedis }) ?? null;
-const ours = redissonOps(client, '', () => Redisson.create({ redis, directHandoff: false }));
-const theirs = before && BeforeRedisson ? redissonOps(before, '@before', () => BeforeRedisson.create({ redis: beforeRedis, directHandoff: false })) : null;
+const ours = redissonOps(client, '', () => Redisson.create({ redis, directHandoff: false }), Redisson.create({ redis }));
+const theirs = before && BeforeRedisson ? redissonOps(before, '@before', () => BeforeRedisson.create({ redis: beforeRedis, directHandoff: false }), BeforeRedisson.create({ redis: beforeRedis })) : null;
 const { shutdown: shutdownOurs, ...ourOps } = ours;
 const { shutdown: shutdownTheirs, ...theirOps } = theirs ?? { shutdown: null };
 let bareHerd: LockClient[] | null = null;

@@ -15,6 +15,7 @@ import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js
 import { CommandGate } from '../support/commandGate.js';
 import { RedisProxy } from '../support/proxy.js';
 import { replicasOnline } from '../support/replicated.js';
+import { openMonitor } from '../support/monitor.js';
 import { eventually, sleep, uniqueName, useRedis, within } from '../support/redis.js';
 
 const suite = useRedis();
@@ -487,5 +488,27 @@ describe('a master with a replica', () => {
     await within(waiter.promise, GUARD_MS, 'the woken waiter');
     await lock.unlock({ threadId: 2 });
     await client.shutdown(); // before its servers stop
+  });
+});
+
+describe('the unlock latch’s DEL', () => {
+  it('is sent after every unlock, and a shutdown right after an unlock still waits for it: no latch is left behind', async () => {
+    const raw = suite.clients.raw();
+    const monitor = await openMonitor(suite.clients.raw());
+    cleanups.push(() => Promise.resolve(monitor.disconnect()));
+    const dels: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'del' && (args[1] ?? '').startsWith('redisson_unlock_latch:')) dels.push(args);
+    });
+    const client = suite.clients.client();
+    const name = uniqueName('latch-del');
+    const lock = client.getLock(name);
+    await lock.lock(LONG_LEASE);
+    await lock.unlock();
+    await lock.lock(LONG_LEASE);
+    await lock.unlock();
+    await client.shutdown();
+    expect(await raw.keys(`redisson_unlock_latch:{${name}}:*`)).toEqual([]);
+    await eventually(() => dels.filter((args) => args[1]?.startsWith(`redisson_unlock_latch:{${name}}:`)).length === 2, 5_000, 'both latch DELs');
   });
 });
