@@ -130,11 +130,14 @@ interface Executor {
   command(name: string, ...args: string[]): Promise<unknown>;
 }
 
-/** The redisson-ts operations on `client` (keys suffixed with `tag`). */
-function redissonOps(client: Client, tag: string, create: () => Client, peer: Client): Record<string, Op> {
+/**
+ * The redisson-ts operations on `client` (keys suffixed with `tag`); `create` makes a herd's clients
+ * (directHandoff off), `peer` is the other client of `client-handoff`. `close` shuts down the clients made here.
+ */
+function redissonOps(client: Client, tag: string, create: () => Client, peer: Client): { ops: Record<string, Op>; close: () => Promise<void> } {
   const lock = client.getLock(`cpu:obj${tag}`);
   let herdClients: Client[] | null = null;
-  return {
+  const ops: Record<string, Op> = {
     'pair-watchdog': { what: 'lock() + unlock(), one object, watchdog', run: (t) => t(async () => { await lock.lock(); await lock.unlock(); }) },
     'pair-lease': { what: 'lock(30 s) + unlock(), one object', run: (t) => t(async () => { await lock.lock(30_000); await lock.unlock(); }) },
     'pair-try': { what: 'tryLock() + unlock(), one object', run: (t) => t(async () => { await lock.tryLock(); await lock.unlock(); }) },
@@ -185,8 +188,8 @@ function redissonOps(client: Client, tag: string, create: () => Client, peer: Cl
         return herd(holder, waiters, t);
       },
     },
-    shutdown: { what: '', run: async () => void (await Promise.all([...(herdClients ?? []), peer].map((c) => c.shutdown()))) },
   };
+  return { ops, close: async () => void (await Promise.all([...(herdClients ?? []), peer].map((c) => c.shutdown()))) };
 }
 
 function redisOption(driver: string | undefined): string | { driver: 'node-redis'; url: string } {
@@ -200,8 +203,6 @@ const BeforeRedisson = values.before === undefined ? null : ((await import(pathT
 const before = BeforeRedisson?.create({ redis: beforeRedis }) ?? null;
 const ours = redissonOps(client, '', () => Redisson.create({ redis, directHandoff: false }), Redisson.create({ redis }));
 const theirs = before && BeforeRedisson ? redissonOps(before, '@before', () => BeforeRedisson.create({ redis: beforeRedis, directHandoff: false }), BeforeRedisson.create({ redis: beforeRedis })) : null;
-const { shutdown: shutdownOurs, ...ourOps } = ours;
-const { shutdown: shutdownTheirs, ...theirOps } = theirs ?? { shutdown: null };
 let bareHerd: LockClient[] | null = null;
 
 const OPS: Record<string, Op> = {
@@ -219,8 +220,8 @@ const OPS: Record<string, Op> = {
   },
   'evalsha-2': { what: 'two raw EVALSHA of `return 1`', run: (t) => t(async () => void (await raw.evalsha(sha, 0), await raw.evalsha(sha, 0))) },
   'bare-pair': { what: 'control: tryLockInner + unlockInner + latch DEL', run: (t) => t(async () => { const h = bare.handle('cpu:bare'); await h.acquire(); await h.release(); }) },
-  ...ourOps,
-  ...(theirs ? Object.fromEntries(Object.entries(theirOps).map(([k, op]) => [`${k}@before`, { ...op, what: `${op.what} (--before build${values['before-driver'] ? `, ${values['before-driver']}` : ''})` }])) : {}),
+  ...ours.ops,
+  ...(theirs ? Object.fromEntries(Object.entries(theirs.ops).map(([k, op]) => [`${k}@before`, { ...op, what: `${op.what} (--before build${values['before-driver'] ? `, ${values['before-driver']}` : ''})` }])) : {}),
   'users-op-semaphore': { what: 'new Mutex, acquire, GET + SET on its connection, release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:users:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); const v = Number((await mutexRedis.get('cpu:users:m')) ?? 0); await mutexRedis.set('cpu:users:m', String(v + 1)); await m.release(); }) },
   'semaphore-pair': { what: 'redis-semaphore new Mutex + acquire + release', run: (t) => t(async () => { const m = new Mutex(mutexRedis, 'cpu:sem', { acquireTimeout: 3_600_000 }); await m.acquire(); await m.release(); }) },
   'bare-handoff': { what: 'control: same-client handoff', run: (t) => handoff(bare.handle('cpu:bhand'), bare.handle('cpu:bhand'), t) },
@@ -320,8 +321,8 @@ for (const name of names) {
   process.stdout.write(`| ${name} | ${(OPS[name] as Op).what} | ${s.p50.toFixed(0)} | ${s.p99.toFixed(0)} | ${(a.user / a.count).toFixed(1)} | ${(a.system / a.count).toFixed(1)} | ${ratio} |\n`);
 }
 
-await shutdownOurs?.run(async (fn) => fn());
-await shutdownTheirs?.run(async (fn) => fn());
+await ours.close();
+await theirs?.close();
 await Promise.all(((bareHerd as LockClient[] | null) ?? []).map((c) => c.close()));
 await client.shutdown();
 await before?.shutdown();
