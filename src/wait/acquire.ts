@@ -99,6 +99,9 @@ function start<T>(p: AcquireParams<T>): Promise<Acquired<T>> {
 // AsyncResource per call in Node (several µs on every wake-up).
 const RESOLVED = Promise.resolve();
 
+/** What {@link AcquireRun}'s attempts return when the scope aborted one in flight: the abort ends the call. */
+const ABORTED = Symbol('aborted');
+
 /**
  * One call of the loop. Its attempts run in an async method ({@link advance}); when it has to wait for a message it
  * returns, and the run parks on its subscription as the wait's listener ({@link Subscription.park}), so a parked
@@ -123,6 +126,8 @@ class AcquireRun<T> implements WaitListener {
   #ended = false;
   // Set synchronously when the call is ending (aborted, ran out) before #end runs a microtask later.
   #leaving = false;
+  // The attempt in flight; meanwhile this run is the scope's abort listener (see aborted).
+  #inFlight: Promise<Attempt<T>> | null = null;
 
   constructor(
     private readonly p: AcquireParams<T>,
@@ -138,7 +143,7 @@ class AcquireRun<T> implements WaitListener {
   /** Runs attempts (`resumed`: after a wait) until the call is over or waits again. */
   step(resumed: boolean): void {
     this.#advance(resumed).then(
-      (ms) => this.#waitOrEnd(ms),
+      (ms) => ms === ABORTED || this.#waitOrEnd(ms),
       (error: unknown) => this.#end(error as Error),
     );
   }
@@ -166,6 +171,38 @@ class AcquireRun<T> implements WaitListener {
   failed(reason: Error): void {
     this.#leaving = true;
     void RESOLVED.then(() => this.#end(reason));
+  }
+
+  /**
+   * The scope aborted with an attempt in flight: the call rejects now, and an acquisition that still lands is
+   * undone in the background (shutdown waits for that). The attempt's own outcome is then ignored ({@link landed}).
+   */
+  aborted(reason: Error): void {
+    const attempt = this.#inFlight;
+    if (attempt === null) return;
+    this.#inFlight = null;
+    const { p } = this;
+    p.ctx.keepUntilClosed(attempt.then((r) => (r.acquired ? p.undo(r.value) : undefined)));
+    this.failed(reason);
+  }
+
+  /**
+   * One attempt, with this run as the scope's abort listener while it is in flight: no guard object, promise and
+   * reaction of its own per attempt (issue 29). Throws at once when the scope is already aborted.
+   */
+  #attempt(retry: boolean): Promise<Attempt<T>> {
+    const scope = this.#scope;
+    scope.throwIfAborted();
+    const attempt = this.p.attempt(retry);
+    this.#inFlight = attempt;
+    scope.add(this);
+    return attempt;
+  }
+
+  /** The attempt in flight settled: false when the scope aborted first (then the abort ends the call). */
+  #landed(): boolean {
+    this.#inFlight = null;
+    return this.#scope.remove(this);
   }
 
   /** As {@link WaitListener.reserve}: only while parked (no attempt in flight) and not aborted. */
@@ -229,7 +266,7 @@ class AcquireRun<T> implements WaitListener {
    * Attempts until acquired or out of time (`null`: the outcome is set), or until it has to wait for a message
    * (the ms to wait, `-1`: no limit).
    */
-  async #advance(resumed: boolean): Promise<number | null> {
+  async #advance(resumed: boolean): Promise<number | null | typeof ABORTED> {
     const { p } = this;
     const { ctx } = p;
     const scope = this.#scope;
@@ -242,7 +279,15 @@ class AcquireRun<T> implements WaitListener {
       // its retry is sent only when the message is read. Let the event loop read it first (one turn), or a
       // client that loops on lock/unlock takes the lock every time before its neighbours' retries are written.
       if ('channel' in p.mode && ctx.pubsub.othersWaiting(p.mode.channel)) await nextTurn();
-      const result = await guardedAttempt(p, scope, false);
+      const attempt = this.#attempt(false);
+      let result: Attempt<T>;
+      try {
+        result = await attempt;
+        if (!this.#landed()) return ABORTED;
+      } catch (error) {
+        if (!this.#landed()) return ABORTED;
+        throw error;
+      }
       if (result.acquired) {
         this.#outcome = { value: result.value };
         return null;
@@ -268,10 +313,13 @@ class AcquireRun<T> implements WaitListener {
         if (this.#backoff) await sleep(Math.min(this.#backoff.next(), remaining(p.waitMs, this.#started)), scope);
         // Woken with another client's longer waiter in this process: its retry goes first (one turn).
         if (this.#woken && this.#sub?.outranked()) await nextTurn();
+        const attempt = this.#attempt(true);
         let result: Attempt<T>;
         try {
-          result = await guardedAttempt(p, scope, true);
+          result = await attempt;
+          if (!this.#landed()) return ABORTED;
         } catch (error) {
+          if (!this.#landed()) return ABORTED;
           // In a cluster a master may be failing over under a waiter: its retry cannot reach the slot's
           // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
           // reply was lost before its next one), rather than failing a wait the failover will end.
@@ -320,40 +368,6 @@ class AcquireRun<T> implements WaitListener {
 /** What is left of a wait of `waitMs` (`< 0`: unlimited) started at `started`. */
 function remaining(waitMs: number, started: number): number {
   return waitMs < 0 ? Infinity : waitMs - (performance.now() - started);
-}
-
-/** One attempt that rejects as soon as the scope is aborted; a late acquisition is undone. */
-function guardedAttempt<T>(p: AcquireParams<T>, scope: AbortScope, retry: boolean): Promise<Attempt<T>> {
-  scope.throwIfAborted();
-  const attempt = p.attempt(retry);
-  return new Promise<Attempt<T>>((resolve, reject) => new AttemptGuard(p, scope, attempt, resolve, reject));
-}
-
-/**
- * {@link guardedAttempt}'s state: the scope's abort listener itself (an object, not a closure and its remover) —
- * every attempt makes one, and fewer objects per attempt is less work per lock() (issue 29).
- */
-class AttemptGuard<T> {
-  constructor(
-    private readonly p: AcquireParams<T>,
-    private readonly scope: AbortScope,
-    private readonly attempt: Promise<Attempt<T>>,
-    private readonly resolve: (result: Attempt<T>) => void,
-    private readonly reject: (reason: Error) => void,
-  ) {
-    scope.add(this);
-    attempt.then(
-      (r) => this.scope.remove(this) && this.resolve(r),
-      (error: unknown) => this.scope.remove(this) && this.reject(error as Error),
-    );
-  }
-
-  /** The scope aborted first: the call rejects now; an acquisition that still lands is undone. */
-  aborted(reason: Error): void {
-    const { p } = this;
-    p.ctx.keepUntilClosed(this.attempt.then((r) => (r.acquired ? p.undo(r.value) : undefined)));
-    this.reject(reason);
-  }
 }
 
 /** Resolves after the event loop's next turn: I/O already read is handled first. */

@@ -161,6 +161,53 @@ describe('acquire', () => {
     expect(pubsub.waiterCount).toBe(0);
   });
 
+  it('an abort in the same tick as the attempt acquiring: the call rejects with the reason and the acquisition is undone, once', async () => {
+    const channel = uniqueName('ch');
+    const controller = new AbortController();
+    let land!: (a: Attempt<string>) => void;
+    const undone: string[] = [];
+    const result = acquire({
+      ctx: context(),
+      attempt: () => new Promise<Attempt<string>>((resolve) => (land = resolve)),
+      undo: (value) => Promise.resolve(void undone.push(value)),
+      mode: { channel, policy: lockWakePolicy },
+      waitMs: -1,
+      signal: controller.signal,
+    });
+    await new Promise((r) => setImmediate(r));
+    // The attempt has resolved, but the loop has not read its result yet (that is a microtask away).
+    land(acquired('same-tick token'));
+    controller.abort(new Error('caller gave up'));
+    await expect(result).rejects.toThrow('caller gave up');
+    await Promise.allSettled(background);
+    expect(undone).toEqual(['same-tick token']);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it('an attempt that fails after the abort does not replace the abort reason', async () => {
+    const channel = uniqueName('ch');
+    const controller = new AbortController();
+    let fail!: (e: Error) => void;
+    const undone: string[] = [];
+    const result = acquire({
+      ctx: context(),
+      attempt: () => new Promise<Attempt<string>>((_, reject) => (fail = reject)),
+      undo: (value) => Promise.resolve(void undone.push(value)),
+      mode: { channel, policy: lockWakePolicy },
+      waitMs: -1,
+      signal: controller.signal,
+    });
+    await new Promise((r) => setImmediate(r));
+    controller.abort(new Error('caller gave up'));
+    fail(new Error('connection lost'));
+    // The background undo sees the failure: nothing to undo, and nothing left unhandled.
+    const settled = Promise.allSettled(background);
+    await expect(result).rejects.toThrow('caller gave up');
+    await settled;
+    expect(undone).toEqual([]);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
   it('an already-aborted signal rejects before any attempt', async () => {
     const { state, attempt } = resource(-1);
     await expect(acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel: uniqueName('ch'), policy: lockWakePolicy }, waitMs: -1, signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow('no');
