@@ -396,6 +396,15 @@ export class JavaPeer {
     return Number(reply.result);
   }
 
+  /**
+   * Whether the peer's `thread` is parked on its lock entry's latch (a blocking lock() waiting for a message or
+   * its TTL). Redisson's message `1` wakes only the threads already queued there (`release(getQueueLength())`).
+   */
+  async latchWaiting(thread: string): Promise<boolean> {
+    const reply = await this.request('latchWaiting', { thread });
+    return reply.result === true;
+  }
+
   /** Owner field Redisson writes into a lock hash for `threadId`. */
   lockOwner(threadId: number): string {
     return `${this.clientId}:${threadId}`;

@@ -44,6 +44,14 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
   const parked = (from: number, n: number, who: string): Promise<void> =>
     eventually(async () => (await pttlCalls()) - from >= 2 * n, ctx.hangGuardMs, `${who} parked`);
   const within = <T>(promise: Promise<T>, what: string): Promise<T> => guard(promise, ctx.hangGuardMs, what);
+  /**
+   * Resolves once each of the peer's `threads` is queued on its lock entry's latch. A Java waiter that has
+   * retried (its TTL counted by {@link parked}) but is not yet queued misses message `1`, whose wake-up Redisson
+   * gives only to the threads queued at that moment (`release(getQueueLength())`): it then sleeps until the TTL it
+   * read, as it would behind a Java writer (COMPATIBILITY.md, ReadWriteLock).
+   */
+  const queuedOnLatch = (threads: readonly string[], who: string): Promise<void> =>
+    eventually(async () => (await Promise.all(threads.map((t) => ctx.peer.latchWaiting(t)))).every(Boolean), ctx.hangGuardMs, `${who} queued on the latch`);
 
   const expectHash = async (name: string, expected: Record<string, string>): Promise<void> => {
     expect(await ctx.raw.hgetall(name), `hash ${name}`).toEqual(expected);
@@ -122,6 +130,7 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
     const from = await pttlCalls();
     const acquired = ['rw-wr1', 'rw-wr2'].map((t) => java(ctx.peer, 'readLock', name, 'lock', [LEASE], t));
     await parked(from, 2, "Java's readers");
+    await queuedOnLatch(['rw-wr1', 'rw-wr2'], "Java's readers");
     await rw.writeLock().unlock();
     await within(Promise.all(acquired), "Java's readers");
     await expectHash(name, { mode: 'read', [await javaField(ctx.peer, 'rw-wr1')]: '1', [await javaField(ctx.peer, 'rw-wr2')]: '1' });
@@ -234,6 +243,7 @@ export const readWriteLockScenarios: InteropScenarios = (ctx: InteropContext) =>
       const from = await pttlCalls();
       const parkedReader = java(ctx.peer, 'readLock', name, 'lock', [LEASE], 'rw-dg3');
       await parked(from, 1, "Java's reader");
+      await queuedOnLatch(['rw-dg3'], "Java's reader");
       await rw.writeLock().unlock();
       await within(parkedReader, "Java's reader parked behind our writer");
       expect(await messagesUntilMarker(name, messages), 'messages of our downgrade').toEqual(['1', 'marker']);

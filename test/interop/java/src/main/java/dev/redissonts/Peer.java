@@ -41,6 +41,8 @@ import org.redisson.config.Config;
  *   -> {"id":2,"ok":false,"error":{"type":"..","class":"..","message":".."},"ts":..,"threadId":..}
  * {"id":3,"op":"threadId","thread":"t1"}  -> result: java thread id
  * {"id":4,"op":"ping"}                     -> result: "pong"
+ * {"id":6,"op":"latchWaiting","thread":"t1"} -> result: true when that thread is parked in a Semaphore acquire
+ *   (a blocking lock() waiting on its lock entry's latch for a message or its TTL)
  * {"id":5,"op":"shutdown"}                 -> reply, then exit 0 (EOF on stdin: same)
  * </pre>
  *
@@ -114,6 +116,9 @@ public final class Peer {
                     break;
                 case "ping":
                     reply(id, "pong", null);
+                    break;
+                case "latchWaiting":
+                    reply(id, latchWaiting(str(req, "thread")), null);
                     break;
                 case "bench":
                     reply(id, bench(req), null);
@@ -437,6 +442,26 @@ public final class Peer {
             extra.put("threadId", tid);
             reply(id, tid, extra);
         });
+    }
+
+    /**
+     * Whether the named thread is parked inside a Semaphore acquire: a blocking lock() waiting on its lock entry's
+     * latch. Redisson's read-unlock message (`1`) releases only as many permits as there are threads queued on
+     * that latch at that moment, so a test that publishes it must wait until the waiter is queued, not only until
+     * its retry has returned a TTL.
+     */
+    private static boolean latchWaiting(String thread) {
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            Thread t = e.getKey();
+            if (!t.getName().equals(thread)) continue;
+            Thread.State state = t.getState();
+            if (state != Thread.State.WAITING && state != Thread.State.TIMED_WAITING) return false;
+            for (StackTraceElement frame : e.getValue()) {
+                if (frame.getClassName().equals("java.util.concurrent.Semaphore")) return true;
+            }
+            return false;
+        }
+        return false;
     }
 
     private ExecutorService executor(String thread) {
