@@ -123,6 +123,21 @@ export abstract class BaseLock<T = void> extends RExpirable {
   protected abstract tryAcquireOnce(request: AcquireRequest): Promise<Attempt<T>>;
 
   /**
+   * For a lock whose attempt is one script read by {@link readAttempt}: sends it and returns its reply, so that an
+   * attempt costs one promise reaction, not {@link tryAcquireOnce}'s frame under the attempt's own (issue 29).
+   * `undefined` (the default): the attempt is {@link tryAcquireOnce}. A subclass that overrides
+   * `tryAcquireOnce` of a lock that overrides this must override this too.
+   */
+  protected sendAttempt(_request: AcquireRequest): Promise<unknown> | undefined {
+    return undefined;
+  }
+
+  /** What the reply of {@link sendAttempt} says. */
+  protected readAttempt(reply: unknown): Attempt<T> {
+    return reply as Attempt<T>;
+  }
+
+  /**
    * One run of the unlock script for `field`, through `executor.eval(…, 'idempotent')` (its latch makes a
    * re-sent run harmless). Resolves `1` released, `0` still held by this owner (count decremented), `2` this
    * owner's hold is gone while others still hold the lock (a read lock: see {@link OWNER_LEFT}), `null` not held.
@@ -352,7 +367,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
     // flows reading through one shared object and unlocking at once release one hold each.
     const claimed = named === undefined ? this.#auto.claim() : undefined;
     try {
-      await this.release(named ?? claimed ?? this.threadId);
+      await this.#releaseTraced(named ?? claimed ?? this.threadId);
     } finally {
       if (claimed !== undefined) this.#auto.unclaim(claimed);
     }
@@ -538,8 +553,13 @@ export abstract class BaseLock<T = void> extends RExpirable {
 
   /** Redisson's `unlockAsync(threadId)`; also used to undo a late acquisition during shutdown. */
   protected release(threadId: number): Promise<void> {
+    return this.#releaseTraced(threadId).then(toUndefined);
+  }
+
+  /** {@link release} with the script's reply: `unlock()` awaits this, not a promise more (issue 29). */
+  #releaseTraced(threadId: number): Promise<unknown> {
     // The owner's hold ends (its hold time is reported) on a release, and when it left others holding.
-    return traceRelease(() => this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId)).then(() => undefined);
+    return traceRelease(() => this.#trace(threadId), (r) => r === RELEASED || r === OWNER_LEFT, () => this.#release(threadId));
   }
 
   async #release(threadId: number): Promise<unknown> {
@@ -553,9 +573,12 @@ export abstract class BaseLock<T = void> extends RExpirable {
     let result: unknown;
     // Until this unlock's outcome is in, a renewal finding the field gone may be seeing this very unlock.
     renewal.releasing(kind, this.rawName, field);
+    // #unlockOnce's steps, in this frame (one async frame fewer per unlock, issue 29).
+    const latch = this.#latchName();
     try {
-      result = await this.#unlockOnce(field, threadId);
+      result = await this.unlockInner(field, latch, unlockLatchTtl(this.ctx.options), threadId);
     } catch (error) {
+      this.ctx.executor.fireAndForget('DEL', latch);
       renewal.remove(kind, this.rawName, field);
       // The outcome is unknown (no answer): the object forgets this hold rather than keep it as its current
       // one — else its next lock() takes a fresh owner and its next unlock() targets this stale one. A retried
@@ -564,6 +587,7 @@ export abstract class BaseLock<T = void> extends RExpirable {
       this.internalLockLeaseTime = config.lockWatchdogTimeout;
       throw error;
     }
+    this.ctx.executor.fireAndForget('DEL', latch);
     // Only STILL_HELD keeps this owner's hold: "the lock stays held" (OWNER_LEFT) is someone else's hold.
     if (result !== STILL_HELD) this.#auto.released(threadId);
     if (result !== null) {
@@ -597,27 +621,44 @@ export abstract class BaseLock<T = void> extends RExpirable {
     }
   }
 
-  /** One attempt, with the ledger's bookkeeping and the watchdog registration. */
-  async #attempt(leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>> {
-    const { holds } = this.ctx;
+  /**
+   * One attempt, with the ledger's bookkeeping and the watchdog registration. Not an async function: one reaction
+   * on the script's reply, not a frame here and one in the lock's `tryAcquireOnce` (issue 29).
+   */
+  #attempt(leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>> {
+    const doubt = this.ctx.holds.settle(this.#ownerOf(threadId).key);
+    if (doubt) return doubt.then(() => this.#attemptNow(leaseMs, threadId, waitMs));
+    return this.#attemptNow(leaseMs, threadId, waitMs);
+  }
+
+  #attemptNow(leaseMs: number, threadId: number, waitMs: number): Promise<Attempt<T>> {
     const { field, key } = this.#ownerOf(threadId);
-    const doubt = holds.settle(key);
-    if (doubt) await doubt;
     // As Redisson: without a lease, the object's last lease time (initially lockWatchdogTimeout), so
     // lock(60 s) then lock() on the same object keeps a 60 s TTL until the watchdog's first renewal.
     const watchdog = leaseMs <= 0;
     const lease = watchdog ? this.internalLockLeaseTime : leaseMs;
     const started = performance.now();
-    let result: Attempt<T>;
+    const request: AcquireRequest = { leaseMs: lease, watchdog, field, threadId, waitMs };
+    let raw: Promise<unknown> | undefined;
+    let sent: Promise<unknown>;
     try {
-      result = await this.tryAcquireOnce({ leaseMs: lease, watchdog, field, threadId, waitMs });
+      raw = this.sendAttempt(request);
+      sent = raw ?? this.tryAcquireOnce(request);
     } catch (error) {
-      // The script may have run: learn the truth before this owner re-enters (see HoldLedger).
-      if (error instanceof ConnectionLostError || error instanceof RedisTimeoutError) this.ctx.keepUntilClosed(holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
-      throw error;
+      return Promise.reject(error instanceof Error ? error : new IllegalStateError(String(error), { cause: error }));
     }
-    if (result.acquired) this.#tookHold(field, threadId, leaseMs, lease, started);
-    return result;
+    return sent.then(
+      (reply) => {
+        const result = raw === undefined ? (reply as Attempt<T>) : this.readAttempt(reply);
+        if (result.acquired) this.#tookHold(field, threadId, leaseMs, lease, started);
+        return result;
+      },
+      (error: unknown) => {
+        // The script may have run: learn the truth before this owner re-enters (see HoldLedger).
+        if (error instanceof ConnectionLostError || error instanceof RedisTimeoutError) this.ctx.keepUntilClosed(this.ctx.holds.doubt(key, () => this.#undoIfLanded(field, key, threadId)));
+        throw error;
+      },
+    );
   }
 
   /** Owner `threadId` took a hold (`leaseMs` as asked, `lease` as sent, at `started`): watchdog and ledger. */

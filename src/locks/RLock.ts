@@ -34,11 +34,23 @@ export class RLock extends BaseLock {
   }
 
   /** `lock/tryLockInner`: take or re-enter; otherwise the holder's PTTL. */
-  protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
+  protected override tryAcquireOnce(request: AcquireRequest): Promise<Attempt<void>> {
+    return this.#tryLockInner(request).then(ttlAttempt);
+  }
+
+  /** As {@link tryAcquireOnce}, read by {@link readAttempt}: the attempt's one reaction is the lock's own. */
+  protected override sendAttempt(request: AcquireRequest): Promise<unknown> | undefined {
+    return this.#tryLockInner(request);
+  }
+
+  protected override readAttempt(reply: unknown): Attempt<void> {
+    return ttlAttempt(reply);
+  }
+
+  #tryLockInner({ leaseMs, field, threadId }: AcquireRequest): Promise<unknown> {
     const undo = this.undoUnsynced(field, threadId, nilAcquired);
     this.#keys ??= [this.rawName];
-    const ttl = (await this.ctx.executor.eval('lock/tryLockInner', this.#keys, [leaseMs, field], 'never', undo)) as number | null;
-    return ttl === null ? acquired(undefined) : retryAfter(ttl);
+    return this.ctx.executor.eval('lock/tryLockInner', this.#keys, [leaseMs, field], 'never', undo);
   }
 
   protected override unlockInner(field: string, latch: string, latchTtl: number): Promise<unknown> {
@@ -58,6 +70,11 @@ export class RLock extends BaseLock {
   protected override forceUnlockInner(): Promise<boolean> {
     return lockForceUnlock(this.ctx, this.rawName, this.#channel);
   }
+}
+
+/** An acquire script's reply: nil when taken, else the holder's PTTL. */
+function ttlAttempt(reply: unknown): Attempt<void> {
+  return reply === null ? acquired(undefined) : retryAfter(reply as number);
 }
 
 /**

@@ -28,6 +28,11 @@ export class RedissonNonReentrantLock extends RLock {
   /** Diagnostics identity (see `RObject.primitive`). */
   static override readonly primitive: string = 'RedissonNonReentrantLock';
 
+  /** Not RLock's script: the attempt is {@link tryAcquireOnce}. */
+  protected override sendAttempt(): undefined {
+    return undefined;
+  }
+
   /** `nonreentrant/tryLockInner`: take a free lock; a re-entry is an error, another holder's PTTL a retry. */
   protected override async tryAcquireOnce({ leaseMs, field, threadId }: AcquireRequest): Promise<Attempt<void>> {
     let ttl: unknown;

@@ -142,6 +142,14 @@ class AcquireRun<T> implements WaitListener {
 
   /** Runs attempts (`resumed`: after a wait) until the call is over or waits again. */
   step(resumed: boolean): void {
+    // A retry after a wait, with nothing to wait for first: one reaction on the attempt, not the loop's async
+    // frame and a reaction on it (issue 29: the path every wake-up of a herd takes).
+    if (resumed && this.#backoff === null && this.#sub !== null) {
+      // Woken with another client's longer waiter in this process: its retry goes first (one turn).
+      if (this.#woken && this.#sub.outranked()) setImmediate(retryLater, this);
+      else this.#retry();
+      return;
+    }
     this.#advance(resumed).then(
       (ms) => ms === ABORTED || this.#waitOrEnd(ms),
       (error: unknown) => this.#end(error as Error),
@@ -203,6 +211,64 @@ class AcquireRun<T> implements WaitListener {
   #landed(): boolean {
     this.#inFlight = null;
     return this.#scope.remove(this);
+  }
+
+  /** @internal {@link retryLater}'s entry. */
+  retryNow(): void {
+    this.#retry();
+  }
+
+  /** {@link step}'s retry after a wait: as one pass of {@link advance}'s loop. */
+  #retry(): void {
+    if (remaining(this.p.waitMs, this.#started) <= 0) {
+      this.#end(null);
+      return;
+    }
+    let attempt: Promise<Attempt<T>>;
+    try {
+      attempt = this.#attempt(true);
+    } catch (error) {
+      this.#end(error as Error);
+      return;
+    }
+    attempt.then(
+      (result) => {
+        if (this.#landed()) this.#retried(result);
+      },
+      (error: unknown) => {
+        if (!this.#landed()) return;
+        // As in advance: in a cluster, a retry that cannot reach a failing-over master waits and tries again.
+        if (!this.p.ctx.clustered || this.#scope.aborted || !isConnectionLevel(error)) this.#end(error as Error);
+        else this.#retried(retryAfter(Math.min(1_000, Math.max(0, remaining(this.p.waitMs, this.#started)))));
+      },
+    );
+  }
+
+  /** A retry's outcome: acquired, or wait again (for at most the holder's TTL). */
+  #retried(result: Attempt<T>): void {
+    try {
+      if (this.#woken && !result.acquired && this.p.passOnRefusedWake) this.#sub?.passOn();
+      this.#woken = false;
+      if (result.acquired) {
+        this.#outcome = { value: result.value };
+        this.#end(null);
+        return;
+      }
+      this.#retryAfter = result.retryAfter;
+      const left = remaining(this.p.waitMs, this.#started);
+      if (left <= 0) {
+        this.#end(null);
+        return;
+      }
+      if (!this.#sub) {
+        this.#retry();
+        return;
+      }
+      const waitMs = this.#retryAfter >= 0 ? Math.min(this.#retryAfter, left) : left;
+      this.#waitOrEnd(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1);
+    } catch (error) {
+      this.#end(error as Error);
+    }
   }
 
   /** As {@link WaitListener.reserve}: only while parked (no attempt in flight) and not aborted. */
@@ -363,6 +429,11 @@ class AcquireRun<T> implements WaitListener {
     if (error === null) this.resolve(this.#outcome);
     else this.reject(error);
   }
+}
+
+/** A run's retry after the event loop's next turn (a function of the module: no closure per wake-up). */
+function retryLater(run: { retryNow(): void }): void {
+  run.retryNow();
 }
 
 /** What is left of a wait of `waitMs` (`< 0`: unlimited) started at `started`. */

@@ -208,6 +208,81 @@ describe('acquire', () => {
     expect(pubsub.waiterCount).toBe(0);
   });
 
+  it('an abort while a retry after a wake-up is in flight rejects at once, and an acquisition that still lands is undone', async () => {
+    const channel = uniqueName('ch');
+    const controller = new AbortController();
+    const attempts: boolean[] = [];
+    let land: ((a: Attempt<string>) => void) | undefined;
+    const undone: string[] = [];
+    const result = acquire({
+      ctx: context(),
+      // Refused twice (before and after subscribing), then the retry a release message starts hangs until landed.
+      attempt: (retry) => {
+        attempts.push(retry);
+        return attempts.length <= 2 ? Promise.resolve(retryAfter<string>(-1)) : new Promise<Attempt<string>>((resolve) => (land = resolve));
+      },
+      undo: (value) => Promise.resolve(void undone.push(value)),
+      mode: { channel, policy: lockWakePolicy },
+      waitMs: -1,
+      signal: controller.signal,
+    });
+    for (let i = 0; i < 200 && (attempts.length < 2 || (await channelSubscribers(channel)) === 0); i++) await new Promise((r) => setTimeout(r, 5));
+    await raw.publish(channel, '0');
+    for (let i = 0; i < 200 && land === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(attempts).toEqual([false, true, true]);
+    controller.abort(new Error('caller gave up'));
+    await expect(result).rejects.toThrow('caller gave up');
+    land!(acquired('late token'));
+    await Promise.allSettled(background);
+    expect(undone).toEqual(['late token']);
+    expect(pubsub.waiterCount).toBe(0);
+  });
+
+  it("a woken waiter outranked by another client's older waiter retries a turn later; an abort in that turn rejects it with no retry", async () => {
+    const second = new PublishSubscribe(new IoredisSubscriber(clients.raw({ lazyConnect: true })), '');
+    const channel = uniqueName('ch');
+    const refusing = (log: boolean[]) => (retry: boolean): Promise<Attempt<string>> => {
+      log.push(retry);
+      return Promise.resolve(retryAfter<string>(-1));
+    };
+    const olderAttempts: boolean[] = [];
+    const youngerAttempts: boolean[] = [];
+    const olderAbort = new AbortController();
+    const youngerAbort = new AbortController();
+    const older = acquire({ ctx: context(), attempt: refusing(olderAttempts), undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: -1, signal: olderAbort.signal });
+    for (let i = 0; i < 200 && (olderAttempts.length < 2 || (await channelSubscribers(channel)) < 1); i++) await new Promise((r) => setTimeout(r, 5));
+    const youngerCtx = { ...context(), pubsub: second } as ClientContext;
+    const younger = acquire({ ctx: youngerCtx, attempt: refusing(youngerAttempts), undo: () => Promise.resolve(), mode: { channel, policy: lockWakePolicy }, waitMs: -1, signal: youngerAbort.signal });
+    for (let i = 0; i < 200 && (youngerAttempts.length < 2 || (await channelSubscribers(channel)) < 2); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(youngerAttempts).toEqual([false, true]);
+    // The younger waiter's deferred retry is scheduled with setImmediate: abort it right then, inside that turn.
+    const original = globalThis.setImmediate;
+    let deferred = 0;
+    globalThis.setImmediate = ((fn: (...a: unknown[]) => void, ...args: unknown[]) => {
+      if (fn.name === 'retryLater') {
+        deferred++;
+        youngerAbort.abort(new Error('younger gave up'));
+      }
+      return original(fn, ...args);
+    }) as typeof setImmediate;
+    try {
+      await raw.publish(channel, '0');
+      await expect(younger).rejects.toThrow('younger gave up');
+    } finally {
+      globalThis.setImmediate = original;
+    }
+    expect(deferred).toBe(1);
+    expect(youngerAttempts).toEqual([false, true]);
+    // The older waiter retried on the same message (refused) and waits again.
+    for (let i = 0; i < 200 && olderAttempts.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(olderAttempts).toEqual([false, true, true]);
+    olderAbort.abort(new Error('older gave up'));
+    await expect(older).rejects.toThrow('older gave up');
+    expect(pubsub.waiterCount).toBe(0);
+    expect(second.waiterCount).toBe(0);
+    await second.close();
+  });
+
   it('an already-aborted signal rejects before any attempt', async () => {
     const { state, attempt } = resource(-1);
     await expect(acquire({ ctx: context(), attempt, undo: () => Promise.resolve(), mode: { channel: uniqueName('ch'), policy: lockWakePolicy }, waitMs: -1, signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow('no');
