@@ -237,9 +237,14 @@ class AcquireRun<T> implements WaitListener {
       },
       (error: unknown) => {
         if (!this.#landed()) return;
-        // As in advance: in a cluster, a retry that cannot reach a failing-over master waits and tries again.
-        if (!this.p.ctx.clustered || this.#scope.aborted || !isConnectionLevel(error)) this.#end(error as Error);
-        else this.#retried(retryAfter(Math.min(1_000, Math.max(0, remaining(this.p.waitMs, this.#started)))));
+        let result: Attempt<T>;
+        try {
+          result = this.#retryFailure(error);
+        } catch (failure) {
+          this.#end(failure as Error);
+          return;
+        }
+        this.#retried(result);
       },
     );
   }
@@ -247,28 +252,50 @@ class AcquireRun<T> implements WaitListener {
   /** A retry's outcome: acquired, or wait again (for at most the holder's TTL). */
   #retried(result: Attempt<T>): void {
     try {
-      if (this.#woken && !result.acquired && this.p.passOnRefusedWake) this.#sub?.passOn();
-      this.#woken = false;
-      if (result.acquired) {
-        this.#outcome = { value: result.value };
-        this.#end(null);
-        return;
-      }
-      this.#retryAfter = result.retryAfter;
-      const left = remaining(this.p.waitMs, this.#started);
-      if (left <= 0) {
-        this.#end(null);
-        return;
-      }
-      if (!this.#sub) {
-        this.#retry();
-        return;
-      }
-      const waitMs = this.#retryAfter >= 0 ? Math.min(this.#retryAfter, left) : left;
-      this.#waitOrEnd(Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1);
+      const next = this.#afterRetry(result);
+      if (next === undefined) this.#retry();
+      else this.#waitOrEnd(next);
     } catch (error) {
       this.#end(error as Error);
     }
+  }
+
+  /**
+   * A retry's result: passes a refused wake-up on, then, as {@link waitFor}, the ms to wait, `null` to end (acquired:
+   * the outcome is set), `undefined` to attempt again at once.
+   */
+  #afterRetry(result: Attempt<T>): number | null | undefined {
+    if (this.#woken && !result.acquired && this.p.passOnRefusedWake) this.#sub?.passOn();
+    this.#woken = false;
+    if (result.acquired) {
+      this.#outcome = { value: result.value };
+      return null;
+    }
+    this.#retryAfter = result.retryAfter;
+    return this.#waitFor();
+  }
+
+  /**
+   * After a refusal: the ms to wait for a message (`-1`: no limit), never longer than the retry delay (the holder's
+   * TTL), so a holder that died without publishing is outwaited; `null` when the wait ran out; `undefined` when there
+   * is no channel to wait on (a backoff primitive: attempt again).
+   */
+  #waitFor(): number | null | undefined {
+    const left = remaining(this.p.waitMs, this.#started);
+    if (left <= 0) return null;
+    if (!this.#sub) return undefined;
+    const waitMs = this.#retryAfter >= 0 ? Math.min(this.#retryAfter, left) : left;
+    return Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1;
+  }
+
+  /**
+   * A retry that failed. In a cluster a master may be failing over under a waiter: its retry cannot reach the
+   * slot's master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose reply was
+   * lost before its next one), rather than failing a wait the failover will end. Otherwise rethrows.
+   */
+  #retryFailure(error: unknown): Attempt<T> {
+    if (!this.p.ctx.clustered || this.#scope.aborted || !isConnectionLevel(error)) throw error;
+    return retryAfter(Math.min(1_000, Math.max(0, remaining(this.p.waitMs, this.#started))));
   }
 
   /** As {@link WaitListener.reserve}: only while parked (no attempt in flight) and not aborted. */
@@ -386,28 +413,15 @@ class AcquireRun<T> implements WaitListener {
           if (!this.#landed()) return ABORTED;
         } catch (error) {
           if (!this.#landed()) return ABORTED;
-          // In a cluster a master may be failing over under a waiter: its retry cannot reach the slot's
-          // master. Keep waiting and try again within a second (the owner's ledger settles an attempt whose
-          // reply was lost before its next one), rather than failing a wait the failover will end.
-          if (!ctx.clustered || scope.aborted || !isConnectionLevel(error)) throw error;
-          result = retryAfter(Math.min(1_000, Math.max(0, remaining(p.waitMs, this.#started))));
+          result = this.#retryFailure(error);
         }
-        if (this.#woken && !result.acquired && p.passOnRefusedWake) this.#sub?.passOn();
-        this.#woken = false;
-        if (result.acquired) {
-          this.#outcome = { value: result.value };
-          return null;
-        }
-        this.#retryAfter = result.retryAfter;
+        const next = this.#afterRetry(result);
+        if (next !== undefined) return next;
+        continue;
       }
       attempted = false;
-      const left = remaining(p.waitMs, this.#started);
-      if (left <= 0) return null;
-      if (!this.#sub) continue;
-      // Never wait longer than the retry delay (the holder's TTL): a holder that died without publishing
-      // is outwaited.
-      const waitMs = this.#retryAfter >= 0 ? Math.min(this.#retryAfter, left) : left;
-      return Number.isFinite(waitMs) ? Math.ceil(waitMs) : -1;
+      const next = this.#waitFor();
+      if (next !== undefined) return next;
     }
   }
 
