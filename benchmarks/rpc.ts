@@ -27,11 +27,11 @@ export class WorkerProcess {
   #next = 1;
   #exited: Promise<void>;
 
-  private constructor(readonly label: string) {
+  private constructor(readonly label: string, env?: Readonly<Record<string, string>>) {
     // --expose-gc: heap figures are taken after a full GC. BENCH_CPU_PROF=DIR profiles every worker.
     const profile = process.env['BENCH_CPU_PROF'];
     const execArgv = ['--import', 'tsx', '--expose-gc', ...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [])];
-    this.#child = fork(WORKER, [label], { cwd: REPO_ROOT, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.#child = fork(WORKER, [label], { cwd: REPO_ROOT, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(env ? { env: { ...process.env, ...env } } : {}) });
     this.#child.on('message', (raw: WorkerReply | WorkerEvent) => {
       if ('event' in raw) {
         for (const l of this.#listeners) l(raw);
@@ -55,9 +55,9 @@ export class WorkerProcess {
     });
   }
 
-  /** Forks a worker and waits until it answers. */
-  static async start(label: string): Promise<WorkerProcess> {
-    const worker = new WorkerProcess(label);
+  /** Forks a worker (`env`: added to this process's environment) and waits until it answers. */
+  static async start(label: string, env?: Readonly<Record<string, string>>): Promise<WorkerProcess> {
+    const worker = new WorkerProcess(label, env);
     await worker.call('ping');
     return worker;
   }
