@@ -100,11 +100,28 @@ describe.runIf(availability.ok)(`Java Redisson ${VERSION} ⇄ redisson-ts in rep
 
     const next = set.replicas()[0]!;
     const followed = once(client, 'failover');
-    await set.promote(next);
+    // Demoted first: while two nodes say `master`, Java's scan switches between them, and with that window held
+    // open for 2.5 s its waiter stayed subscribed on the demoted node, or its retry failed there with READONLY
+    // (COMPATIBILITY.md, replicated deployments). A promotion that opens that window for a few ms made this row
+    // fail once in 22 CI runs, whenever Java's scan fell in it.
+    await set.promote(next, { order: 'demote-first' });
     await guard(followed, 5_000, 'our client to follow the promotion');
     const newMaster = set.direct(next);
-    // Java re-subscribes its waiter on the new master once its scan finds the promotion.
-    await eventually(async () => (await numsub(newMaster, name)) === 1, 20_000, 'the Java waiter to re-subscribe on the new master');
+    // Java re-subscribes its waiter on the new master once its scan finds the promotion. If it does not, the
+    // failure shows where the channel's subscribers were (every node, each change) and what the JVM last logged.
+    const started = Date.now();
+    const seen: string[] = [];
+    await eventually(
+      async () => {
+        const counts = (await Promise.all([set.master(), ...set.replicas()].map(async (n) => `${n.port}:${await numsub(set.direct(n), name)}`))).join(' ');
+        if (seen.at(-1)?.startsWith(`${counts} @`) !== true) seen.push(`${counts} @${Date.now() - started} ms`);
+        return (await numsub(newMaster, name)) === 1;
+      },
+      20_000,
+      'the Java waiter to re-subscribe on the new master',
+    ).catch((error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; new master ${next.port}; NUMSUB by node: ${seen.join(' | ')}; JVM stderr tail:\n${peer.stderr.slice(-2_000)}`, { cause: error });
+    });
     await lock.unlock();
     await within(javaWaiting, "Java's waiter");
     expect(Object.keys(await newMaster.hgetall(name))).toEqual([`${peer.clientId}:${await peer.threadId('waiter')}`]);

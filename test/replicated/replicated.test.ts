@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConstantDelay, NoSyncedSlavesError, Redisson, type MasterSwitch, type RedissonOptions } from '../../src/index.js';
-import { eventually, uniqueName } from '../support/redis.js';
+import { eventually, sleep, uniqueName } from '../support/redis.js';
 import { replicasOnline, startReplicatedSet, type ReplicatedSet } from '../support/replicated.js';
 
 let set: ReplicatedSet;
@@ -113,6 +113,44 @@ describe('replicated group', () => {
     expect(woken).toBe(true);
     expect(await waiter.isHeldByCurrentThread()).toBe(true);
     expect(await nextMaster.hget(name, (await nextMaster.hkeys(name))[0]!)).toBe('1');
+    await waiter.unlock();
+    expect(await nextMaster.exists(name)).toBe(0);
+  }, 60_000);
+
+  it('a promoted replica beside a master not yet demoted, for 5 scans: the client keeps the old master, then follows once it is demoted', async () => {
+    const scanInterval = 200;
+    const [a, w] = [client({ scanInterval }), client({ scanInterval })];
+    const name = uniqueName('two-masters');
+    const channel = `redisson_lock__channel:{${name}}`;
+    const holder = a.getLock(name);
+    await holder.lock();
+    const oldMaster = set.master();
+    const waiter = w.getLock(name);
+    const waiting = waiter.lock(60_000);
+    waiting.catch(() => undefined); // awaited below
+    await eventually(async () => (await numsub(set.direct(oldMaster), channel)) === 1, 10_000, 'the waiter to subscribe');
+    const switches: MasterSwitch[] = [];
+    for (const c of [a, w]) c.on('failover', (change: MasterSwitch) => switches.push(change));
+
+    // Forced: both nodes say `master` for 5 scans (Redisson would switch to the other one at each of them).
+    const next = set.replicas()[0]!;
+    await set.direct(next).call('REPLICAOF', 'NO', 'ONE');
+    await sleep(5 * scanInterval);
+    expect(switches).toEqual([]);
+    expect(port(a)).toBe(oldMaster.port);
+    expect(await numsub(set.direct(oldMaster), channel)).toBe(1);
+
+    // The old master demoted: each client switches once, to the promoted node.
+    await set.promote(next, { order: 'demote-first' });
+    await eventually(() => switches.length === 2, 10_000, 'both clients to follow');
+    await sleep(3 * scanInterval);
+    expect(switches).toEqual([0, 1].map(() => ({ masterName: '', from: `127.0.0.1:${oldMaster.port}`, to: `127.0.0.1:${next.port}` })));
+    const nextMaster = set.direct(next);
+    await eventually(async () => (await numsub(nextMaster, channel)) === 1, 10_000, 'the waiter to re-subscribe on the new master');
+    expect(await holder.isHeldByCurrentThread()).toBe(true);
+    await holder.unlock();
+    await waiting;
+    expect(await waiter.isHeldByCurrentThread()).toBe(true);
     await waiter.unlock();
     expect(await nextMaster.exists(name)).toBe(0);
   }, 60_000);

@@ -5,6 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from './poll.js';
 
 export interface ReplicatedSet {
@@ -16,8 +17,13 @@ export interface ReplicatedSet {
   master(): RedisServerProcess;
   /** The nodes that replicate the master now. */
   replicas(): RedisServerProcess[];
-  /** Makes `node` the master: `REPLICAOF NO ONE` on it, then the others re-pointed; resolves once both replicate it. */
-  promote(node: RedisServerProcess): Promise<void>;
+  /**
+   * Makes `node` the master; resolves once both others replicate it. By default `REPLICAOF NO ONE` on it, then the
+   * others re-pointed: two nodes say `master` in between (for `bothMastersMs` more, when given). `demote-first`
+   * re-points the others first, so that no two nodes ever say `master` at once (none does for a moment): Java
+   * Redisson switches back and forth while two do (COMPATIBILITY.md, replicated deployments).
+   */
+  promote(node: RedisServerProcess, options?: { readonly order?: 'promote-first' | 'demote-first'; readonly bothMastersMs?: number }): Promise<void>;
   /** A direct connection to `node` (closed by `stop()`). */
   direct(node: RedisServerProcess): Redis;
   stop(): Promise<void>;
@@ -54,9 +60,19 @@ export async function startReplicatedSet(): Promise<ReplicatedSet> {
       addresses: started.map((n) => `redis://127.0.0.1:${n.port}`),
       master: () => master,
       replicas: () => started.filter((n) => n !== master),
-      async promote(node) {
-        await direct(node).call('REPLICAOF', 'NO', 'ONE');
-        for (const other of started) if (other !== node) await direct(other).call('REPLICAOF', '127.0.0.1', String(node.port));
+      async promote(node, options = {}) {
+        const others = started.filter((n) => n !== node);
+        const repoint = async (): Promise<void> => {
+          for (const other of others) await direct(other).call('REPLICAOF', '127.0.0.1', String(node.port));
+        };
+        if (options.order === 'demote-first') {
+          await repoint();
+          await direct(node).call('REPLICAOF', 'NO', 'ONE');
+        } else {
+          await direct(node).call('REPLICAOF', 'NO', 'ONE');
+          if (options.bothMastersMs !== undefined) await sleep(options.bothMastersMs);
+          await repoint();
+        }
         master = node;
         await replicasOnline(direct(node), 2);
       },
