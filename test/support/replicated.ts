@@ -5,7 +5,6 @@
  */
 import { Redis } from 'ioredis';
 import { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually } from './poll.js';
 
 export interface ReplicatedSet {
@@ -19,11 +18,11 @@ export interface ReplicatedSet {
   replicas(): RedisServerProcess[];
   /**
    * Makes `node` the master; resolves once both others replicate it. By default `REPLICAOF NO ONE` on it, then the
-   * others re-pointed: two nodes say `master` in between (for `bothMastersMs` more, when given). `demote-first`
+   * others re-pointed: two nodes say `master` in between (for a few ms). `demote-first`
    * re-points the others first, so that no two nodes ever say `master` at once (none does for a moment): Java
    * Redisson switches back and forth while two do (COMPATIBILITY.md, replicated deployments).
    */
-  promote(node: RedisServerProcess, options?: { readonly order?: 'promote-first' | 'demote-first'; readonly bothMastersMs?: number }): Promise<void>;
+  promote(node: RedisServerProcess, options?: { readonly order?: 'promote-first' | 'demote-first' }): Promise<void>;
   /** A direct connection to `node` (closed by `stop()`). */
   direct(node: RedisServerProcess): Redis;
   stop(): Promise<void>;
@@ -70,7 +69,6 @@ export async function startReplicatedSet(): Promise<ReplicatedSet> {
           await direct(node).call('REPLICAOF', 'NO', 'ONE');
         } else {
           await direct(node).call('REPLICAOF', 'NO', 'ONE');
-          if (options.bothMastersMs !== undefined) await sleep(options.bothMastersMs);
           await repoint();
         }
         master = node;
