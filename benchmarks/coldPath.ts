@@ -11,22 +11,18 @@
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { bareProtocol } from './adapters/bareProtocol.js';
 import { library } from './library.js';
 import { summarize } from './stats.js';
+import { toolRedis } from './toolRedis.js';
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '400' }, 'idle-ms': { type: 'string', default: '10' } } });
 const n = Number(values.n);
 const idleMs = Number(values['idle-ms']);
 if (!(n >= 10) || !(idleMs >= 1)) throw new Error('--n ≥ 10, --idle-ms ≥ 1');
 
-let server: RedisServerProcess | null = null;
-let url = process.env['REDIS_URL'];
-if (!url) {
-  server = await RedisServerProcess.start();
-  url = server.url;
-}
+const server = await toolRedis();
+const { url } = server;
 const { Redisson } = await library();
 const client = Redisson.create({ redis: url });
 const bare = await bareProtocol.open({ url });
@@ -84,7 +80,7 @@ proto.sendCommand = sendCommand;
 await client.shutdown();
 await bare.close();
 raw.disconnect();
-await server?.stop();
+await server.stop();
 
 console.log(`${n} calls of each, p50 µs; "to the wire": from the call to its first command in ioredis' sendCommand (synchronous)\n`);
 console.log('| call | to the wire | resolved |');

@@ -25,11 +25,11 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { Mutex } from 'redis-semaphore';
-import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { bareProtocol } from './adapters/bareProtocol.js';
 import type { LockClient } from './adapters/types.js';
 import { library } from './library.js';
 import { nowUs, summarize } from './stats.js';
+import { toolRedis } from './toolRedis.js';
 
 interface Op {
   /** What one iteration does, in words. */
@@ -68,12 +68,8 @@ const { values } = parseArgs({
 const n = Number(values.n);
 const rounds = Number(values.rounds);
 
-let server: RedisServerProcess | null = null;
-let url = process.env['REDIS_URL'];
-if (!url) {
-  server = await RedisServerProcess.start();
-  url = server.url;
-}
+const server = await toolRedis();
+const { url } = server;
 const { Redisson } = await library();
 const raw = new Redis(url);
 const bare: LockClient = await bareProtocol.open({ url });
@@ -194,7 +190,7 @@ function redissonOps(client: Client, tag: string, create: () => Client, peer: Cl
 
 function redisOption(driver: string | undefined): string | { driver: 'node-redis'; url: string } {
   if (driver !== 'ioredis' && driver !== 'node-redis') throw new Error(`unknown driver ${driver} (ioredis, node-redis)`);
-  return driver === 'node-redis' ? { driver: 'node-redis', url: url as string } : (url as string);
+  return driver === 'node-redis' ? { driver: 'node-redis', url } : url;
 }
 const redis = redisOption(values.driver);
 const beforeRedis = redisOption(values['before-driver'] ?? values.driver);
@@ -327,4 +323,4 @@ await Promise.all(((bareHerd as LockClient[] | null) ?? []).map((c) => c.close()
 await client.shutdown();
 await before?.shutdown();
 await Promise.all([raw.quit(), mutexRedis.quit(), app.quit(), bare.close(), nodeRedis.close()]);
-await server?.stop();
+await server.stop();

@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
-import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { library } from './library.js';
 import { sleep } from './stats.js';
+import { toolRedis } from './toolRedis.js';
 
 const { values } = parseArgs({
   options: { waiters: { type: 'string', default: '10000' }, locks: { type: 'string', default: '1000' }, snapshot: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, dist: { type: 'string' } },
@@ -51,12 +51,8 @@ function bySelfSize(file: string): Map<string, { size: number; count: number }> 
   return out;
 }
 
-let server: RedisServerProcess | null = null;
-let url = process.env['REDIS_URL'];
-if (!url) {
-  server = await RedisServerProcess.start();
-  url = server.url;
-}
+const server = await toolRedis();
+const { url } = server;
 const { Redisson } =
   values.dist === undefined ? await library() : ((await import(pathToFileURL(`${values.dist}/index.js`).href)) as typeof import('../src/index.js'));
 const holder = Redisson.create({ redis: url });
@@ -99,4 +95,4 @@ void h0;
 await Promise.all(held.map((l) => l.unlock()));
 await Promise.all(done);
 await Promise.all([holder.shutdown(), client.shutdown()]);
-await server?.stop();
+await server.stop();

@@ -22,11 +22,11 @@
  */
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { RedisServerProcess } from '../packages/cli/src/RedisServerProcess.js';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import { buildLibrary } from './library.js';
 import { WorkerProcess } from './rpc.js';
 import { summarize } from './stats.js';
+import { toolRedis } from './toolRedis.js';
 
 const { values } = parseArgs({
   options: {
@@ -83,12 +83,8 @@ interface Slice {
 }
 
 buildLibrary();
-let server: RedisServerProcess | null = null;
-let url = process.env['REDIS_URL'];
-if (!url) {
-  server = await RedisServerProcess.start();
-  url = server.url;
-}
+const server = await toolRedis();
+const { url } = server;
 const admin = new Redis(url);
 // Each side on its own two workers for the whole run (the same processes in every slice; an A/A run too).
 function envOf(given: string | undefined): Record<string, string> | undefined {
@@ -172,7 +168,7 @@ try {
   process.stderr.write('\n');
   await Promise.all([...pairs.A, ...pairs.B].map((p) => p.stop()));
   admin.disconnect();
-  await server?.stop();
+  await server.stop();
 }
 console.log(`A = ${implA}${envA ? ` (${values['a-env']})` : ''}, B = ${implB}${envB ? ` (${values['b-env']})` : ''}; ${slices} pairs of ${sliceMs} ms slices per row, alternated (A B, B A, …); ratios A ÷ B per pair: median (range)\n`);
 console.log('| layout | W | ops/s A / B (median) | ops/s A ÷ B | client CPU µs/op A / B | CPU A ÷ B | owner ops min / max, A | the same, B |');
