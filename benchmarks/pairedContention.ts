@@ -25,7 +25,6 @@ import { Redis } from 'ioredis';
 import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import { buildLibrary } from './library.js';
 import { WorkerProcess } from './rpc.js';
-import { summarize } from './stats.js';
 import { toolRedis } from './toolRedis.js';
 
 const { values } = parseArgs({
@@ -98,11 +97,8 @@ function envOf(given: string | undefined): Record<string, string> | undefined {
   );
 }
 const [envA, envB] = [envOf(values['a-env']), envOf(values['b-env'])];
-const pairs = {
-  A: await Promise.all([WorkerProcess.start('paired-A-1', envA), WorkerProcess.start('paired-A-2', envA)]),
-  B: await Promise.all([WorkerProcess.start('paired-B-1', envB), WorkerProcess.start('paired-B-2', envB)]),
-};
-
+// Each side on its own two workers for the whole run (the same processes in every slice; an A/A run too).
+const pairs: Record<'A' | 'B', WorkerProcess[]> = { A: [], B: [] };
 let sliceNo = 0;
 async function slice(side: 'A' | 'B', layout: Layout, w: number): Promise<Slice> {
   const impl = side === 'A' ? implA : implB;
@@ -137,8 +133,21 @@ async function slice(side: 'A' | 'B', layout: Layout, w: number): Promise<Slice>
 
 const fmt = (x: number, d = 2): string => x.toFixed(d);
 const range = (xs: number[]): string => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
-const rows: string[] = [];
+/** The median (the mean of the two middle values for an even count). */
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 try {
+  for (const side of ['A', 'B'] as const) {
+    const env = side === 'A' ? envA : envB;
+    for (const i of [1, 2]) pairs[side].push(await WorkerProcess.start(`paired-${side}-${i}`, env));
+  }
+  console.log(`A = ${implA}${envA ? ` (${values['a-env']})` : ''}, B = ${implB}${envB ? ` (${values['b-env']})` : ''}; ${slices} pairs of ${sliceMs} ms slices per row, alternated (A B, B A, …); ratios A ÷ B per pair: median (range)\n`);
+  console.log('| layout | W | ops/s A / B (median) | ops/s A ÷ B | client CPU µs/op A / B | CPU A ÷ B | owner ops min / max, A | the same, B |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [name, layout] of layouts) {
     for (const w of counts) {
       // One warm-up slice each (JIT, scripts, subscriptions), not counted.
@@ -152,25 +161,20 @@ try {
         for (const side of order) (side === 'A' ? a : b).push(await slice(side, layout, w));
         process.stderr.write(`\r${name} W=${w}: ${i + 1}/${slices} `);
       }
+      process.stderr.write('\n');
       const opsRatios = a.map((s, i) => s.opsPerSec / (b[i] as Slice).opsPerSec);
       const cpuRatios = a.map((s, i) => s.cpuPerOp / (b[i] as Slice).cpuPerOp);
-      const ops = summarize(opsRatios);
-      const cpu = summarize(cpuRatios);
       const fair = (s: Slice[]): string => `${Math.min(...s.map((x) => x.minOps))} / ${Math.max(...s.map((x) => x.maxOps))}`;
-      rows.push(
-        `| ${layout.what} | ${w} | ${Math.round(summarize(a.map((s) => s.opsPerSec)).p50)} / ${Math.round(summarize(b.map((s) => s.opsPerSec)).p50)} | ` +
-          `**${fmt(ops.p50)}** (${range(opsRatios)}) | ${Math.round(summarize(a.map((s) => s.cpuPerOp)).p50)} / ${Math.round(summarize(b.map((s) => s.cpuPerOp)).p50)} | ` +
-          `**${fmt(cpu.p50)}** (${range(cpuRatios)}) | ${fair(a)} | ${fair(b)} |`,
+      // Each row as it is measured: a failure later keeps the rows before it.
+      console.log(
+        `| ${layout.what} | ${w} | ${Math.round(median(a.map((s) => s.opsPerSec)))} / ${Math.round(median(b.map((s) => s.opsPerSec)))} | ` +
+          `**${fmt(median(opsRatios))}** (${range(opsRatios)}) | ${Math.round(median(a.map((s) => s.cpuPerOp)))} / ${Math.round(median(b.map((s) => s.cpuPerOp)))} | ` +
+          `**${fmt(median(cpuRatios))}** (${range(cpuRatios)}) | ${fair(a)} | ${fair(b)} |`,
       );
     }
   }
 } finally {
-  process.stderr.write('\n');
   await Promise.all([...pairs.A, ...pairs.B].map((p) => p.stop()));
   admin.disconnect();
   await server.stop();
 }
-console.log(`A = ${implA}${envA ? ` (${values['a-env']})` : ''}, B = ${implB}${envB ? ` (${values['b-env']})` : ''}; ${slices} pairs of ${sliceMs} ms slices per row, alternated (A B, B A, …); ratios A ÷ B per pair: median (range)\n`);
-console.log('| layout | W | ops/s A / B (median) | ops/s A ÷ B | client CPU µs/op A / B | CPU A ÷ B | owner ops min / max, A | the same, B |');
-console.log('|---|---|---|---|---|---|---|---|');
-for (const r of rows) console.log(r);
