@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { BenchResults } from './report.js';
 import { evaluateTargets, type TargetCheck } from './targets.js';
+import { median } from './stats.js';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
 if (positionals.length === 0) throw new Error('usage: tsx benchmarks/median.ts DIR|FILE.json ... [--out FILE.md]');
@@ -24,12 +25,6 @@ const runs = positionals.map((given) => {
   return { file, res, checks: evaluateTargets(res) };
 });
 
-/** The middle value (the mean of the two middle ones for an even count). */
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 const r2 = (x: number): string => x.toFixed(2);
 // Targets in the order of the first run that has them.

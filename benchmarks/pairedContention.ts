@@ -26,6 +26,7 @@ import { IMPLEMENTATIONS, type ImplName } from './adapters/index.js';
 import { buildLibrary } from './library.js';
 import { WorkerProcess } from './rpc.js';
 import { toolRedis } from './toolRedis.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -133,12 +134,6 @@ async function slice(side: 'A' | 'B', layout: Layout, w: number): Promise<Slice>
 
 const fmt = (x: number, d = 2): string => x.toFixed(d);
 const range = (xs: number[]): string => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
-/** The median (the mean of the two middle values for an even count). */
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 try {
   for (const side of ['A', 'B'] as const) {
