@@ -15,6 +15,9 @@ export class RedisProxy {
   readonly replyDelayOf = new Map<number, number>();
   #accepted = 0;
   #holdAfter: { readonly marker: string; readonly ms: number } | null = null;
+  // Connections whose server→client bytes are held until the client half-closes, and what was held.
+  readonly #heldUntilEnd = new Map<number, Buffer[]>();
+  readonly #passedAfterEnd = new Map<number, string>();
   // What each connection wrote (upper-cased, the first 64 KB), for wrote().
   readonly #written = new Map<number, string>();
   readonly #server: Server;
@@ -27,7 +30,9 @@ export class RedisProxy {
 
   /** Starts a proxy on a free loopback port forwarding to `127.0.0.1:targetPort`. */
   static async start(targetPort: number): Promise<RedisProxy> {
-    const server = createServer();
+    // Half-open sockets: a client that closes its side (ioredis' `disconnect()` is a FIN) can still be sent
+    // what the server wrote, as a real connection can (see holdUntilClientEnds).
+    const server = createServer({ allowHalfOpen: true });
     const proxy = new RedisProxy(server);
     server.on('connection', (client) => proxy.#pipe(client, targetPort));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -64,6 +69,20 @@ export class RedisProxy {
     this.#holdAfter = { marker: marker.toUpperCase(), ms };
   }
 
+  /**
+   * From now on, the server's bytes to connection `index` (by the order the proxy accepted them) are held until
+   * the client closes its side (a FIN); then they are passed on, and the connection is closed. This forces what
+   * a client otherwise meets by chance: a server push read after the client already let the connection go.
+   */
+  holdUntilClientEnds(index: number): void {
+    if (!this.#heldUntilEnd.has(index)) this.#heldUntilEnd.set(index, []);
+  }
+
+  /** What {@link holdUntilClientEnds} passed to connection `index` after its client had closed its side (latin1). */
+  passedAfterEnd(index: number): string {
+    return this.#passedAfterEnd.get(index) ?? '';
+  }
+
   /** The connections (by the order the proxy accepted them) that wrote `marker` (case-insensitive) so far. */
   wrote(marker: string): number[] {
     const upper = marker.toUpperCase();
@@ -97,7 +116,7 @@ export class RedisProxy {
 
   #pipe(client: Socket, targetPort: number): void {
     const index = this.#accepted++;
-    const upstream = connect(targetPort, '127.0.0.1');
+    const upstream = connect({ port: targetPort, host: '127.0.0.1', allowHalfOpen: true });
     const pair: [Socket, Socket] = [client, upstream];
     this.#pairs.add(pair);
     this.#byIndex.set(index, pair);
@@ -109,6 +128,22 @@ export class RedisProxy {
     };
     client.on('error', close).on('close', close);
     upstream.on('error', close).on('close', close);
+    // The server closing ends both sides at once, as before half-open sockets (held bytes are dropped).
+    upstream.on('end', close);
+    client.on('end', () => {
+      const held = this.#heldUntilEnd.get(index);
+      if (held === undefined) {
+        close();
+        return;
+      }
+      // The client let go: what the server wrote meanwhile reaches it now, then both sides close.
+      this.#heldUntilEnd.delete(index);
+      const text = Buffer.concat(held).toString('latin1');
+      this.#passedAfterEnd.set(index, text);
+      for (const chunk of held) client.write(chunk);
+      client.end();
+      upstream.end();
+    });
     client.on('data', (chunk: Buffer) => {
       const text = chunk.toString('latin1').toUpperCase();
       const before = this.#written.get(index) ?? '';
@@ -133,6 +168,11 @@ export class RedisProxy {
       if (head) timer = setTimeout(drain, Math.max(0, head.at - Date.now()));
     };
     upstream.on('data', (chunk: Buffer) => {
+      const held = this.#heldUntilEnd.get(index);
+      if (held !== undefined) {
+        held.push(chunk);
+        return;
+      }
       const delay = this.replyDelayOf.get(index) ?? this.replyDelayMs;
       if (delay <= 0 && queue.length === 0) {
         client.write(chunk);

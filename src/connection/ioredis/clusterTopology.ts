@@ -90,6 +90,44 @@ async function reachable(cluster: Cluster): Promise<boolean> {
   return answers.every(Boolean);
 }
 
+/** ioredis' internal view of a Cluster's sharded subscribers (5.9 and 6.x alike), read only to guard them. */
+type ShardedSubscribers = ReadonlyMap<string, { getInstance(): Redis | null }>;
+interface ShardedSubscriberGroup {
+  readonly shardedSubscribers?: ShardedSubscribers;
+}
+
+// The connections guarded so far (each once).
+const GUARDED = new WeakSet<Redis>();
+
+/**
+ * Gives each of `cluster`'s sharded subscriber connections an `error` that can never go unhandled.
+ *
+ * ioredis stops the sharded subscriber of a node that lost its slots with `disconnect()` and then
+ * `removeAllListeners()`, but the socket stays readable until the server closes it. Redis 7 pushes
+ * `sunsubscribe <channel> 0` for every channel of a slot the node lost; read after the stop, ioredis reports it as an
+ * `error` (no command waits for it) on an instance without listeners, and Node throws: the process dies on a
+ * failover. Each connection's `emit` is wrapped (on the instance) so that an `error` nobody listens to goes to
+ * `unheard` instead. The group is ioredis' internal; where it is not found, nothing is wrapped.
+ */
+function guardShardedSubscribers(cluster: Cluster, unheard: (error: unknown) => void): void {
+  const group = (cluster as unknown as { shardedSubscribers?: ShardedSubscriberGroup }).shardedSubscribers;
+  const subscribers: unknown = group?.shardedSubscribers;
+  if (!(subscribers instanceof Map)) return;
+  for (const subscriber of (subscribers as ShardedSubscribers).values()) {
+    const instance = subscriber.getInstance();
+    if (instance === null || GUARDED.has(instance)) continue;
+    GUARDED.add(instance);
+    const emit: Redis['emit'] = instance.emit.bind(instance);
+    instance.emit = (event: string | symbol, ...args: unknown[]): boolean => {
+      if (event === 'error' && instance.listenerCount('error') === 0) {
+        unheard(args[0]);
+        return false;
+      }
+      return emit(event, ...args);
+    };
+  }
+}
+
 /**
  * Keeps a cluster client's waiters awake to topology changes. ioredis' Cluster re-subscribes sharded channels
  * itself once it finds the topology changed (a failover; a slot migrated, whose subscriptions the server
@@ -163,5 +201,8 @@ export function followClusterTopology(command: Cluster, subscriber: Cluster, pub
   // (The command connection's `+node`/`-node` follow its own slot refreshes, which `refresh` above covers.)
   command.on('node error', signal);
   subscriber.on('node error', signal).on('nodeError', signal).on('-node', signal);
+  // A new sharded subscriber is announced before it connects: nothing can be read on it before the guard is on.
+  // An error read after its stop is the server dropping channels of a slot that moved: one more look.
+  subscriber.on('+subscriber', () => guardShardedSubscribers(subscriber, signal));
   return signal;
 }
