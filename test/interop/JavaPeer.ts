@@ -261,6 +261,11 @@ export interface StartOptions {
    * benchmarks pass `[]` so Java runs with the JVM's defaults (C2, G1), as services do.
    */
   jvmFlags?: readonly string[];
+  /**
+   * slf4j-simple levels by logger name, over the peer's `warn` default (e.g. `{ 'org.redisson.pubsub': 'info' }`):
+   * what Redisson logs then reaches {@link JavaPeer.stderr}.
+   */
+  logLevels?: Readonly<Record<string, 'trace' | 'debug' | 'info' | 'warn' | 'error'>>;
 }
 
 interface Pending {
@@ -348,7 +353,9 @@ export class JavaPeer {
   /** Builds (if needed) and starts a peer, waits for it and connects it. */
   static async start(version: string, options: StartOptions): Promise<JavaPeer> {
     const built = await buildPeer(version);
-    const command = options.jvmFlags ? [built[0] as string, ...options.jvmFlags, ...built.slice(1 + JVM_FLAGS.length)] : built;
+    const levels = Object.entries(options.logLevels ?? {}).map(([logger, level]) => `-Dorg.slf4j.simpleLogger.log.${logger}=${level}`);
+    const flags = [...(options.jvmFlags ?? JVM_FLAGS), ...levels];
+    const command = [built[0] as string, ...flags, ...built.slice(1 + JVM_FLAGS.length)];
     const inherit = options.inheritStderr ?? Boolean(process.env['JAVA_PEER_DEBUG']);
     const peer = new JavaPeer(version, command, inherit);
     try {
