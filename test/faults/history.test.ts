@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkHistory, type CheckInput, type HistoryEvent, type WorkerHistory } from './history.js';
+import { eventsOfFlow } from './historyParts.js';
 
 interface CycleSpec {
   /** lock() called */
@@ -145,6 +146,27 @@ describe('checkHistory', () => {
     expect(report.counter).toEqual({ final: 3, confirmed: 3, uncertain: 0, consistent: null });
     // Without the fault the same reads are duplicates, and 13 confirmed sections left a counter of 3.
     expect(checkHistory(input(workers, { finalCounter: 3 })).lostIncrements).toBe(10);
+  });
+
+  it("a process's exit ends every flow's wait: a flow aborted at the window's end is no stuck waiter, however late the run ends", () => {
+    // One process, two flows: flow 0 holds and releases; flow 1 starts a wait just before the window's end and is
+    // aborted there without a line of its own; the process exits at 150. The run ends at 12 000 (a late worker).
+    const events: HistoryEvent[] = [
+      { k: 'wait', t: 0, f: 0 },
+      { k: 'acq', t: 1, f: 0 },
+      { k: 'cs', t: 2, f: 0, r: 0, w: 1 },
+      { k: 'end', t: 3, f: 0 },
+      { k: 'rel', t: 4, f: 0, ok: true },
+      { k: 'wait', t: 100, f: 1 },
+      { k: 'exit', t: 150 },
+    ];
+    expect(eventsOfFlow(events, 1)).toEqual([events[5], events[6]]);
+    const workers: WorkerHistory[] = [0, 1].map((f) => ({ id: `p.${f}`, events: eventsOfFlow(events, f), full: true }));
+    const report = checkHistory(input(workers, { finalCounter: 1, endT: 12_000 }));
+    expect(report.stuckWaiters).toEqual([]);
+    // What the suite saw before: the exit given to flow 0 only, flow 1's wait running on to the run's end.
+    const before: WorkerHistory[] = [0, 1].map((f) => ({ id: `p.${f}`, events: events.filter((e) => (e.f ?? 0) === f), full: true }));
+    expect(checkHistory(input(before, { finalCounter: 1, endT: 12_000 })).stuckWaiters).toHaveLength(1);
   });
 
   it('a waiter that sees the lock free for longer than lease + grace is stuck', () => {

@@ -2,7 +2,7 @@
  * The measures of ./history.ts's checker, each a pure function over the parsed history: holds and waits
  * per worker, overlapping holds, lost increments, free time during a wait, holds left behind in Redis.
  */
-import type { CheckReport, Fault, Hold, LeftBehind, Overlap, RedisSample, Role, WorkerHistory } from './history.js';
+import type { CheckReport, Fault, HistoryEvent, Hold, LeftBehind, Overlap, RedisSample, Role, WorkerHistory } from './history.js';
 
 export interface Wait {
   readonly worker: string;
@@ -19,6 +19,17 @@ export interface Parsed {
   readonly lockErrors: number[];
   /** Per worker: from each lock() call to its unlock() returning, plus a lease after any call that failed. */
   readonly accountable: Map<string, Interval[]>;
+}
+
+/**
+ * The events of flow `flow` in a process's log: its own (`f`, absent for flow 0), and the process-wide ones every
+ * flow shares: a `lockLost` (it names no flow) and the process's `exit`, which ends any flow's wait (at the load
+ * window's end a waiting flow is aborted without a line of its own). Before 2026-12-07 the `exit` went to flow 0
+ * alone, so another flow's last wait ran on to the end of the whole run: a replacement worker that exited 12 s late
+ * made it a "stuck waiter" (seen in CI on FairLock's covered row).
+ */
+export function eventsOfFlow(events: readonly HistoryEvent[], flow: number): HistoryEvent[] {
+  return events.filter((e) => (e.f ?? 0) === flow || (e.f === undefined && (e.k === 'lost' || e.k === 'exit')));
 }
 
 /** Splits each worker's log into holds and waits (see {@link Parsed}). */

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { RedisServerProcess } from '../../packages/cli/src/RedisServerProcess.js';
 import { uniqueName, within } from '../support/redis.js';
 import { checkHistory, type CheckReport, type Fault, type HistoryEvent, type Hold, type RedisSample, type WorkerHistory } from './history.js';
-import { parseHistory } from './historyParts.js';
+import { eventsOfFlow, parseHistory } from './historyParts.js';
 import type { Primitive } from './primitives.js';
 import { checkLatch, type LatchReport } from './rules/latch.js';
 import { checkTokens, fifoViolations, ruleOf, type QueueSample, type TokenReport } from './rules/index.js';
@@ -205,8 +205,7 @@ export async function runScenario(spec: ScenarioSpec, url: string, server: Redis
       const clientId = clientIds.get(w);
       const flows = spec.flows ?? 1;
       return Array.from({ length: flows }, (_, f) => {
-        // A lockLost event names no flow: it tells every flow of its process.
-        const own = events.filter((e) => (e.f ?? 0) === f || (e.k === 'lost' && e.f === undefined));
+        const own = eventsOfFlow(events, f);
         if (died !== undefined) own.push({ k: 'dead', t: died });
         const field = flows === 1 && primitive === 'lock' ? fields.get(w) : undefined;
         return { id: flows === 1 ? w.id : `${w.id}.${f}`, events: own, full, ...(field !== undefined ? { field } : {}), ...(clientId !== undefined ? { clientId } : {}) };

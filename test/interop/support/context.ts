@@ -14,6 +14,12 @@ export interface InteropContext {
   readonly version: string;
   /** The Java peer (default `lockWatchdogTimeout`), connected to {@link redis}. */
   readonly peer: JavaPeer;
+  /**
+   * The Java peer of the wire-state recordings (default `lockWatchdogTimeout`): nothing on it holds a lock without a
+   * lease for minutes before a recording, so no renewal timer of an earlier acquisition fires inside a recorded step
+   * (suite.ts says why `peer` cannot promise that).
+   */
+  readonly wirePeer: JavaPeer;
   /** A second Java peer whose `lockWatchdogTimeout` is {@link shortWatchdogMs}. */
   readonly watchdogPeer: JavaPeer;
   readonly shortWatchdogMs: number;

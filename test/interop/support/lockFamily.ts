@@ -168,9 +168,10 @@ function runOurStep(get: () => object, step: WireStep): Promise<unknown> {
   return method.call(lock, ...step.args, { threadId: step.who === 'owner' ? 1 : 2 });
 }
 
-/** Java's owner fields for the two owners of a wire sequence (peer threads `family-wire-<who>`). */
+/** Java's owner fields for the two owners of a wire sequence (wire peer threads `family-wire-<who>`). */
 async function javaOwners(ctx: InteropContext): Promise<Record<Owner, string>> {
-  const [owner, other] = await Promise.all(['owner', 'other'].map(async (who) => ctx.peer.lockOwner(await ctx.peer.threadId(`family-wire-${who}`))));
+  const { wirePeer } = ctx;
+  const [owner, other] = await Promise.all(['owner', 'other'].map(async (who) => wirePeer.lockOwner(await wirePeer.threadId(`family-wire-${who}`))));
   return { owner: owner ?? '', other: other ?? '' };
 }
 
@@ -186,7 +187,9 @@ export async function expectSameWire(
   steps: readonly WireStep[],
 ): Promise<void> {
   const javaName = familyName(javaPrimitive);
-  const java = await wire.record(javaName, await javaOwners(ctx), steps, async (step) => (await ctx.peer.call(javaPrimitive, javaName, step.method, [...step.args], `family-wire-${step.who}`)).result);
+  // On the wire peer: on `peer`, a renewal timer left by an earlier check's watchdog hold renewed FairLock's
+  // re-entry inside a recorded step (seen once in CI, 2026-12-07).
+  const java = await wire.record(javaName, await javaOwners(ctx), steps, async (step) => (await ctx.wirePeer.call(javaPrimitive, javaName, step.method, [...step.args], `family-wire-${step.who}`)).result);
   const client = ctx.clients.client();
   const ourName = familyName(javaPrimitive);
   const ours = await wire.record(ourName, { owner: `${client.getId()}:1`, other: `${client.getId()}:2` }, steps, (step) => runOurStep(() => get(client, ourName), step));

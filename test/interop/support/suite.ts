@@ -686,6 +686,9 @@ export function defineInteropSuite(version: string): void {
       get watchdogPeer() {
         return wdPeer;
       },
+      get wirePeer() {
+        return wirePeer;
+      },
       shortWatchdogMs: SHORT_WATCHDOG_MS,
       get redis() {
         return redis;
