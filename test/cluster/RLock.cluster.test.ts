@@ -8,12 +8,12 @@
  * (FairLock queue, read-lock lease keys, PermitExpirableSemaphore leases) run in their slot; a master killed
  * under a held lock and a slot migrated during a wait lose neither the hold nor the waiter.
  */
-import diagnosticsChannel from 'node:diagnostics_channel';
 import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/connection/slots.js';
 import { ConnectionLostError, Redisson, TimeUnit, type RedissonOptions } from '../../src/index.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
+import { waitStarted } from '../support/parked.js';
 import { RedisProxy } from '../support/proxy.js';
 import { within } from '../support/poll.js';
 import { eventually, uniqueName } from '../support/redis.js';
@@ -254,26 +254,6 @@ describe('failover', () => {
 // master was killed under a retry in the failover row above). Forced: the slot's master behind a proxy (the
 // cluster's announced address mapped to it), the waiter's retry held there after the script ran, then an RST.
 // (If that retry's reply is lost, the script ran: the owner's ledger settles it before the next attempt.)
-/** Resolves when a wait for a message on `channel` starts (a waiter parked), on the public tracing channel. */
-function waitStarted(channel: string): Promise<void> {
-  const traced = diagnosticsChannel.tracingChannel<unknown, { channel: string }>('redisson-ts:wait');
-  return new Promise<void>((resolve) => {
-    const none = (): void => undefined;
-    const handlers = {
-      start: (context: { channel: string }): void => {
-        if (context.channel !== channel) return;
-        traced.unsubscribe(handlers);
-        resolve();
-      },
-      end: none,
-      asyncStart: none,
-      asyncEnd: none,
-      error: none,
-    };
-    traced.subscribe(handlers);
-  });
-}
-
 describe('a reset node connection', () => {
   it("a waiter's retry whose node connection is reset keeps the wait going: the lock is taken once, no untyped error", async () => {
     const name = uniqueName('reset');
@@ -289,12 +269,12 @@ describe('a reset node connection', () => {
       const field = `${waiterClient.getId()}:${waiter.threadId}`;
       // Parked: its attempt after subscribing answered (the public `redisson-ts:wait` channel says so), so the
       // next EVAL on its connection is the retry the release triggers.
-      const parked = waitStarted(channelOf(name));
+      const parked = waitStarted((channel) => channel === channelOf(name));
       const waiting = waiter.lock().then(
         () => 'acquired',
         (e: unknown) => e,
       );
-      await within(parked, 10_000, 'the waiter to park');
+      await within(parked.started, 10_000, 'the waiter to park').finally(parked.stop);
       expect(proxy.connections).toBeGreaterThan(0);
 
       // The release message reaches the waiter 1 s late, so the hold is armed after the unlock and before the retry

@@ -6,7 +6,6 @@
  * 60 s.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import diagnosticsChannel from 'node:diagnostics_channel';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +21,7 @@ import {
   type RedissonOptions,
 } from '../../src/index.js';
 import { defineScripts, evalScript } from '../../src/connection/ioredis/scripts.js';
+import { waitStarted } from '../support/parked.js';
 import { Clients, eventually, startRedis, uniqueName, within as guard, type TestRedis } from '../support/redis.js';
 
 const HANG_GUARD_MS = 10_000;
@@ -461,11 +461,7 @@ describe('RedissonFairLock', () => {
     const f = field(client, waiter);
     // Parked (the public wait channel's start): its retry after subscribing has been answered, so the pause
     // holds no attempt of the wait; only the end of the wait, which must not send one.
-    const parked = new Promise<void>((resolve) => {
-      const none = (): void => undefined;
-      const handlers = { start: (): void => { diagnosticsChannel.tracingChannel('redisson-ts:wait').unsubscribe(handlers); resolve(); }, end: none, asyncStart: none, asyncEnd: none, error: none };
-      diagnosticsChannel.tracingChannel('redisson-ts:wait').subscribe(handlers);
-    });
+    const { started: parked } = waitStarted();
     const call = waiter.tryLock(1_500, 1_000);
     await waiting(fairLockQueueName(name), f, fairLockWaiterChannelName(name, f));
     await within(parked, 'waiter parked');

@@ -21,6 +21,7 @@ import {
 } from '../../src/index.js';
 import type { RExpirable } from '../../src/RExpirable.js';
 import { Clients, eventually, uniqueName, useRedis } from '../support/redis.js';
+import { waitStarted } from '../support/parked.js';
 import { within } from '../support/poll.js';
 import { allCalls, calls } from '../sync/syncHelpers.js';
 
@@ -55,24 +56,13 @@ interface Case {
 type Lockish = RExpirable & { lock(lease: number): Promise<void> };
 
 /** A FairLock held by one owner and waited for by another: its queue and deadlines exist. */
-/** Resolves once a wait for a release message on a channel of lock `name` starts (the public `redisson-ts:wait`). */
-function waitStartedOn(name: string): { readonly started: Promise<void>; readonly stop: () => void } {
-  const traced = diagnosticsChannel.tracingChannel<unknown, { channel: string }>('redisson-ts:wait');
-  const none = (): void => undefined;
-  let resolve = none;
-  const started = new Promise<void>((r) => (resolve = r));
-  const handlers = { start: (context: { channel: string }): void => void (context.channel.includes(`{${name}}`) && resolve()), end: none, asyncStart: none, asyncEnd: none, error: none };
-  traced.subscribe(handlers);
-  return { started, stop: () => traced.unsubscribe(handlers) };
-}
-
 async function fillFair(client: Redisson, object: RExpirable, name: string, nonReentrant: boolean): Promise<() => Promise<void>> {
   await (object as Lockish).lock(LEASE);
   const other = clients.client();
   const stop = new AbortController();
   // Parked, not only queued: its first attempt queues it, and its attempt after subscribing would take a lock the
   // test deletes meanwhile (seen in CI: isExists() true after delete()). The public wait channel says when it parks.
-  const parked = waitStartedOn(name);
+  const parked = waitStarted((channel) => channel.includes(`{${name}}`));
   const waiter = (nonReentrant ? other.getNonReentrantFairLock(name) : other.getFairLock(name)).tryLock(LEASE, LEASE, { signal: stop.signal }).catch(() => false);
   await within(parked.started, 10_000, 'the waiter to park').finally(parked.stop);
   expect(await raw.zcard(fairLockTimeoutName(name))).toBe(1);
