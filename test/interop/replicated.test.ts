@@ -105,9 +105,17 @@ describe.runIf(availability.ok)(`Java Redisson ${VERSION} ⇄ redisson-ts in rep
     const lease = 40_000;
     const lock = client.getLock(name);
     await lock.lock(lease); // on both replicas (WAIT) before the promotion
+    const waitsBefore = await waits(oldMaster);
     const javaWaiting = java(name, 'lock', [LONG_LEASE_MS], 'waiter');
     javaWaiting.catch(() => undefined); // awaited below
-    await eventually(async () => (await numsub(oldMaster, name)) === 1, HANG_GUARD_MS, 'the Java waiter to subscribe');
+    // Parked, not only subscribed: Redisson attempts once more after subscribing, and each attempt is followed by
+    // WAIT. A WAIT still blocked on the old master when it is demoted fails with UNBLOCKED, and Java's lock() with it
+    // (seen in CI). So the promotion starts once both attempts' WAITs are done and no client is blocked.
+    await eventually(
+      async () => (await numsub(oldMaster, name)) === 1 && (await waits(oldMaster)) >= waitsBefore + 2 && /^blocked_clients:0\r?$/m.test(await oldMaster.info('clients')),
+      HANG_GUARD_MS,
+      'the Java waiter to subscribe and park',
+    );
 
     const next = set.replicas()[0]!;
     const followed = once(client, 'failover');
