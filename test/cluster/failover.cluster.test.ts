@@ -78,8 +78,7 @@ describe('CLUSTER FAILOVER', () => {
     }, 10_000, 'the waiter to subscribe');
 
     const replicaPort = await replicaOf(oldMaster.port);
-    await node(replicaPort).cluster('FAILOVER');
-    await eventually(async () => (await cluster.masterOf(slot).catch(() => oldMaster)).port === replicaPort, 20_000, 'the replica to take the slot over');
+    await cluster.failOver(replicaPort, slot);
     expect(woken).toBe(false);
     await holder.unlock();
     await within(waiting, 20_000, 'the waiter (the lease is 30 s, the scan 10 min)');
@@ -120,8 +119,7 @@ describe('CLUSTER FAILOVER with the old master\'s push read after its subscriber
       proxy.holdUntilClientEnds(subscriber);
 
       const replicaPort = await replicaOf(oldMaster.port);
-      await node(replicaPort).cluster('FAILOVER');
-      await eventually(async () => (await cluster.masterOf(slot).catch(() => oldMaster)).port === replicaPort, 20_000, 'the replica to take the slot over');
+      await cluster.failOver(replicaPort, slot);
       // ioredis stopped the old master's subscriber, and only then read the server's push.
       await eventually(() => Promise.resolve(proxy.passedAfterEnd(subscriber).includes('sunsubscribe')), 20_000, "the old master's sunsubscribe push to reach the stopped subscriber");
       await eventually(async () => Number(((await node(replicaPort).pubsub('SHARDNUMSUB', channel)) as [string, number])[1]) === 1, 20_000, 'the waiter to SSUBSCRIBE on the new master');
@@ -132,6 +130,80 @@ describe('CLUSTER FAILOVER with the old master\'s push read after its subscriber
       expect(uncaught).toEqual([]);
     } finally {
       process.off('uncaughtException', record);
+      await proxy.stop();
+    }
+  }, 90_000);
+});
+
+// Redis 7 drops a shard channel's subscribers with an unsolicited `sunsubscribe <channel> <count>` push when the
+// channel's slot leaves the node. ioredis (5.9, 6.1) answers its oldest queued command with such a push: an
+// SSUBSCRIBE of another channel in flight on that connection is taken as answered, and with a count of 0 the
+// connection leaves subscriber mode, so the real SSUBSCRIBE reply and the release message that follows are read as
+// replies nobody asked for. Forced: the waiter's sharded subscriber behind a proxy that holds its SSUBSCRIBE of B
+// while A's slot moves away; only then does the server see it. The waiter on B must still wake on B's release,
+// far sooner than the holder's 60 s lease (no topology scan: NO_SCAN).
+describe('a slot moving away while an SSUBSCRIBE of another channel is in flight on the same subscriber', () => {
+  it("the server's sunsubscribe push for the moved slot does not cost the other channel's waiter its wake-up", async () => {
+    const a = uniqueName('ssub-race-a');
+    const master = await cluster.masterOf(keySlot(a));
+    let b = '';
+    for (let i = 0; i < 1_000 && b === ''; i++) {
+      const candidate = uniqueName('ssub-race-b');
+      if (keySlot(candidate) !== keySlot(a) && (await cluster.masterOf(keySlot(candidate))).port === master.port) b = candidate;
+    }
+    expect(b, 'a name of another slot on the same master').not.toBe('');
+    const proxy = await RedisProxy.start(master.port);
+    try {
+      const holderClient = client({ shardedSubscriptionMode: 'ON' });
+      await holderClient.getLock(a).lock(60_000);
+      const holderB = holderClient.getLock(b);
+      await holderB.lock(60_000);
+      const natMap = { [`127.0.0.1:${master.port}`]: { host: '127.0.0.1', port: proxy.port } };
+      const waiterClient = client({ shardedSubscriptionMode: 'ON', redis: { clusterNodes: [...cluster.startupNodes], clusterOptions: { ...NO_SCAN, natMap } } });
+      const m = node(master.port);
+      const shardSubscribers = async (channel: string): Promise<number> => Number(((await m.pubsub('SHARDNUMSUB', channel)) as [string, number])[1]);
+      const [channelA, channelB] = [`redisson_lock__channel:{${a}}`, `redisson_lock__channel:{${b}}`];
+      const waitingA = waiterClient.getLock(a).lock();
+      waitingA.catch(() => undefined); // its slot moves away; the client's shutdown ends it
+      await eventually(async () => (await shardSubscribers(channelA)) === 1, 10_000, 'the waiter on A to SSUBSCRIBE');
+      const subscribers = proxy.wrote('SSUBSCRIBE');
+      expect(subscribers).toHaveLength(1);
+      const subscriber = subscribers[0]!;
+      proxy.holdWrites(subscriber);
+      const waiterB = waiterClient.getLock(b);
+      const waitingB = waiterB.lock();
+      waitingB.catch(() => undefined); // awaited below
+      await eventually(() => Promise.resolve(proxy.wrote(channelB).includes(subscriber)), 10_000, 'the SSUBSCRIBE of B, held by the proxy');
+
+      // A's slot leaves the master, as redis-cli --cluster reshard moves it (keys first).
+      const slot = keySlot(a);
+      const masters = await cluster.masters();
+      const targetPort = masters.find((p) => p !== master.port)!;
+      const target = node(targetPort);
+      const [sourceId, targetId] = [String(await m.cluster('MYID')), String(await target.cluster('MYID'))];
+      await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
+      await m.cluster('SETSLOT', slot, 'MIGRATING', targetId);
+      for (;;) {
+        const keys = await m.cluster('GETKEYSINSLOT', slot, 100);
+        if (keys.length === 0) break;
+        await m.migrate('127.0.0.1', targetPort, '', 0, 5_000, 'KEYS', ...keys);
+      }
+      for (const port of masters) await node(port).cluster('SETSLOT', slot, 'NODE', targetId);
+      // The push reached the client while its SSUBSCRIBE of B was unanswered; only now does the server see that.
+      await eventually(() => Promise.resolve(proxy.read(subscriber).toLowerCase().includes('sunsubscribe')), 10_000, "the server's sunsubscribe push for A");
+      expect(await shardSubscribers(channelB)).toBe(0);
+      proxy.releaseWrites(subscriber);
+      await eventually(async () => (await shardSubscribers(channelB)) === 1, 10_000, 'the SSUBSCRIBE of B to reach the server');
+      // What the subscriber read: A's push, then (only then) the reply to B's SSUBSCRIBE.
+      await eventually(() => Promise.resolve(proxy.read(subscriber).toLowerCase().includes(`ssubscribe\r\n$${channelB.length}\r\n${channelB.toLowerCase()}`)), 10_000, 'the reply to the SSUBSCRIBE of B');
+      const read = proxy.read(subscriber).toLowerCase();
+      expect(read.indexOf(`sunsubscribe\r\n$${channelA.length}\r\n${channelA.toLowerCase()}`)).toBeLessThan(read.indexOf(`ssubscribe\r\n$${channelB.length}\r\n${channelB.toLowerCase()}`));
+
+      await holderB.unlock();
+      await within(waitingB, 10_000, 'the waiter on B (the lease is 60 s)');
+      expect(await m.hget(b, `${waiterClient.getId()}:${waiterB.threadId}`)).toBe('1');
+      await waiterB.unlock();
+    } finally {
       await proxy.stop();
     }
   }, 90_000);

@@ -117,8 +117,7 @@ describe('listeners in a cluster', () => {
     const deleted: string[] = [];
     await lock.addListener({ onDeleted: (n) => deleted.push(n) });
     expect(await numpat(replicaPort)).toBe(0);
-    await node(replicaPort).cluster('FAILOVER');
-    await eventually(async () => (await cluster.masterOf(slot).catch(() => old)).port === replicaPort, 20_000, 'the replica to take the slot over');
+    await cluster.failOver(replicaPort, slot);
     // Found by the client's topology scan (or a MOVED) within seconds.
     await eventually(async () => (await numpat(replicaPort)) === 1, 20_000, 'the pattern on the new master');
     await eventually(

@@ -18,7 +18,7 @@ import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/connection/slots.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, startRedisMany, type TestRedis } from '../support/redis.js';
+import { startRedisMany, type TestRedis } from '../support/redis.js';
 import { COVERED, covered, useFamilySuite } from './familySuite.js';
 import { kill9Holders } from './faults.js';
 import type { FaultContext } from './scenario.js';
@@ -100,14 +100,7 @@ describe('fault suite: Redis Cluster', () => {
         const master = (await cluster.masterOf(slot)).port;
         const replica = await replicaOf(master);
         const t = now();
-        const r = new Redis({ port: replica, lazyConnect: true });
-        r.on('error', () => undefined);
-        try {
-          await r.cluster('FAILOVER');
-        } finally {
-          r.disconnect();
-        }
-        await eventually(async () => (await cluster.masterOf(slot).catch(() => ({ port: master }))).port === replica, 20_000, 'the replica to take the slot over');
+        await cluster.failOver(replica, slot);
         ctx.record({ kind: 'CLUSTER FAILOVER', t, until: now() });
       }
     };

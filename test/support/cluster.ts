@@ -17,6 +17,13 @@ export interface TestCluster {
   masterOf(slot: number): Promise<{ port: number }>;
   /** Masters now (ports). */
   masters(): Promise<number[]>;
+  /**
+   * `CLUSTER FAILOVER` on the replica at `replicaPort`; resolves once every running node names it the master of
+   * `slot`. The replica first finishes its sync (a master demoted by an earlier failover resyncs from the new one),
+   * and the command is sent again when a manual failover did not complete: Redis drops one that could not finish in
+   * 5 s, without a word.
+   */
+  failOver(replicaPort: number, slot: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,16 +81,41 @@ export async function startCluster(): Promise<TestCluster> {
       const range = slots.find(([from, to]) => slot >= from && slot <= to);
       return range ? Number(range[2][1]) : undefined;
     };
+    // The master every running node names for the slot (after a failover, once they all agree).
+    const masterOf = async (slot: number): Promise<{ port: number }> => {
+      const views = await Promise.all(nodes.filter((n) => n.running).map(async (n) => masterIn(await slotsOf(n.port), slot)));
+      const first = views[0];
+      if (first === undefined || views.some((v) => v !== first)) throw new Error(`the nodes do not agree on the master of slot ${slot}: ${views.join(', ')}`);
+      return { port: first };
+    };
+    const failOver = async (replicaPort: number, slot: number): Promise<void> => {
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        // Sent only to a replica whose link to its master is up; a node already promoted (by a try whose takeover
+        // the nodes had not all seen yet) is only waited for.
+        let role = '';
+        await eventually(
+          async () => {
+            const replication = await withNode(replicaPort, (r) => r.info('replication'));
+            role = /^role:(\w+)/m.exec(replication)?.[1] ?? '';
+            return role === 'master' || /^master_link_status:up/m.test(replication);
+          },
+          20_000,
+          `the replica ${replicaPort} to be in sync with its master`,
+        );
+        if (role !== 'master') await withNode(replicaPort, (r) => r.cluster('FAILOVER'));
+        const until = Date.now() + 10_000;
+        while (Date.now() < until) {
+          if ((await masterOf(slot).catch(() => ({ port: 0 }))).port === replicaPort) return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+      throw new Error(`CLUSTER FAILOVER on ${replicaPort} did not make it the master of slot ${slot} in 3 tries`);
+    };
     return {
       nodes,
       startupNodes,
-      // The master every running node names for the slot (after a failover, once they all agree).
-      masterOf: async (slot) => {
-        const views = await Promise.all(nodes.filter((n) => n.running).map(async (n) => masterIn(await slotsOf(n.port), slot)));
-        const first = views[0];
-        if (first === undefined || views.some((v) => v !== first)) throw new Error(`the nodes do not agree on the master of slot ${slot}: ${views.join(', ')}`);
-        return { port: first };
-      },
+      masterOf,
+      failOver,
       masters: async () => (await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])),
       stop: async () => {
         await Promise.all(nodes.map((n) => n.stop()));

@@ -18,6 +18,10 @@ export class RedisProxy {
   // Connections whose server→client bytes are held until the client half-closes, and what was held.
   readonly #heldUntilEnd = new Map<number, Buffer[]>();
   readonly #passedAfterEnd = new Map<number, string>();
+  // Connections whose client→server bytes are held (until releaseWrites), and what was held.
+  readonly #heldWrites = new Map<number, Buffer[]>();
+  // Server→client bytes per connection (latin1, the first 64 KB), for read().
+  readonly #read = new Map<number, string>();
   // What each connection wrote (upper-cased, the first 64 KB), for wrote().
   readonly #written = new Map<number, string>();
   readonly #server: Server;
@@ -81,6 +85,28 @@ export class RedisProxy {
   /** What {@link holdUntilClientEnds} passed to connection `index` after its client had closed its side (latin1). */
   passedAfterEnd(index: number): string {
     return this.#passedAfterEnd.get(index) ?? '';
+  }
+
+  /**
+   * From now on, what the client of connection `index` writes is held (not sent to the server, but recorded for
+   * {@link wrote}) until {@link releaseWrites}: a command the client counts as sent stays unanswered meanwhile.
+   */
+  holdWrites(index: number): void {
+    if (!this.#heldWrites.has(index)) this.#heldWrites.set(index, []);
+  }
+
+  /** Sends what {@link holdWrites} held for connection `index`, in order, and stops holding. */
+  releaseWrites(index: number): void {
+    const held = this.#heldWrites.get(index);
+    if (held === undefined) return;
+    this.#heldWrites.delete(index);
+    const upstream = this.#byIndex.get(index)?.[1];
+    for (const chunk of held) upstream?.write(chunk);
+  }
+
+  /** What the server wrote to connection `index` so far (latin1, the first 64 KB). */
+  read(index: number): string {
+    return this.#read.get(index) ?? '';
   }
 
   /** The connections (by the order the proxy accepted them) that wrote `marker` (case-insensitive) so far. */
@@ -153,7 +179,9 @@ export class RedisProxy {
         this.#holdAfter = null;
         this.replyDelayOf.set(index, hold.ms);
       }
-      upstream.write(chunk);
+      const heldWrites = this.#heldWrites.get(index);
+      if (heldWrites !== undefined) heldWrites.push(chunk);
+      else upstream.write(chunk);
     });
     // Held-back chunks keep their order: one queue per connection, drained by one timer at a time.
     const queue: Array<{ readonly at: number; readonly chunk: Buffer }> = [];
@@ -168,6 +196,8 @@ export class RedisProxy {
       if (head) timer = setTimeout(drain, Math.max(0, head.at - Date.now()));
     };
     upstream.on('data', (chunk: Buffer) => {
+      const read = this.#read.get(index) ?? '';
+      if (read.length < 65_536) this.#read.set(index, read + chunk.toString('latin1'));
       const held = this.#heldUntilEnd.get(index);
       if (held !== undefined) {
         held.push(chunk);
