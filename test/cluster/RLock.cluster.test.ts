@@ -309,20 +309,7 @@ describe('slot migration', () => {
     await eventually(async () => Number(((await source.pubsub('SHARDNUMSUB', channelOf(name))) as [string, number])[1]) === 1, 10_000, 'the waiter to SSUBSCRIBE');
 
     // Move the slot by hand, as redis-cli --cluster reshard does: IMPORTING/MIGRATING, MIGRATE the keys, NODE.
-    const masters = await cluster.masters();
-    const targetPort = masters.find((p) => p !== (source.options.port as number));
-    if (targetPort === undefined) throw new Error('no other master');
-    const target = node(targetPort);
-    const [sourceId, targetId] = [String(await source.cluster('MYID')), String(await target.cluster('MYID'))];
-    await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
-    await source.cluster('SETSLOT', slot, 'MIGRATING', targetId);
-    for (;;) {
-      const keys = await source.cluster('GETKEYSINSLOT', slot, 100);
-      if (keys.length === 0) break;
-      await source.migrate('127.0.0.1', targetPort, '', 0, 5_000, 'KEYS', ...keys);
-    }
-    for (const port of masters) await node(port).cluster('SETSLOT', slot, 'NODE', targetId);
-    await eventually(async () => (await cluster.masterOf(slot).catch(() => ({ port: 0 }))).port === targetPort, 20_000, 'every node to see the slot moved');
+    const target = node(await cluster.moveSlot(slot));
     expect(await target.hget(name, `${holderClient.getId()}:${holder.threadId}`)).toBe('1');
 
     await eventually(async () => holder.unlock().then(() => true, () => false), 30_000, 'the holder to unlock on the new master');

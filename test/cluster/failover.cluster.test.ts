@@ -176,19 +176,7 @@ describe('a slot moving away while an SSUBSCRIBE of another channel is in flight
       await eventually(() => Promise.resolve(proxy.wrote(channelB).includes(subscriber)), 10_000, 'the SSUBSCRIBE of B, held by the proxy');
 
       // A's slot leaves the master, as redis-cli --cluster reshard moves it (keys first).
-      const slot = keySlot(a);
-      const masters = await cluster.masters();
-      const targetPort = masters.find((p) => p !== master.port)!;
-      const target = node(targetPort);
-      const [sourceId, targetId] = [String(await m.cluster('MYID')), String(await target.cluster('MYID'))];
-      await target.cluster('SETSLOT', slot, 'IMPORTING', sourceId);
-      await m.cluster('SETSLOT', slot, 'MIGRATING', targetId);
-      for (;;) {
-        const keys = await m.cluster('GETKEYSINSLOT', slot, 100);
-        if (keys.length === 0) break;
-        await m.migrate('127.0.0.1', targetPort, '', 0, 5_000, 'KEYS', ...keys);
-      }
-      for (const port of masters) await node(port).cluster('SETSLOT', slot, 'NODE', targetId);
+      await cluster.moveSlot(keySlot(a));
       // The push reached the client while its SSUBSCRIBE of B was unanswered; only now does the server see that.
       await eventually(() => Promise.resolve(proxy.read(subscriber).toLowerCase().includes('sunsubscribe')), 10_000, "the server's sunsubscribe push for A");
       expect(await shardSubscribers(channelB)).toBe(0);

@@ -24,6 +24,12 @@ export interface TestCluster {
    * 5 s, without a word.
    */
   failOver(replicaPort: number, slot: number): Promise<void>;
+  /**
+   * Moves `slot` from its master to another master by hand, as `redis-cli --cluster reshard` does (IMPORTING and
+   * MIGRATING, its keys MIGRATEd, then NODE on every master); resolves with the new master's port once every running
+   * node names it.
+   */
+  moveSlot(slot: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -111,11 +117,31 @@ export async function startCluster(): Promise<TestCluster> {
       }
       throw new Error(`CLUSTER FAILOVER on ${replicaPort} did not make it the master of slot ${slot} in 3 tries`);
     };
+    const moveSlot = async (slot: number): Promise<number> => {
+      const sourcePort = (await masterOf(slot)).port;
+      const masters = (await slotsOf(sourcePort)).map((r) => Number(r[2][1]));
+      const targetPort = masters.find((p) => p !== sourcePort);
+      if (targetPort === undefined) throw new Error('no other master to move the slot to');
+      const [sourceId, targetId] = await Promise.all([sourcePort, targetPort].map((port) => withNode(port, async (r) => String(await r.cluster('MYID')))));
+      await withNode(targetPort, (r) => r.cluster('SETSLOT', slot, 'IMPORTING', sourceId!));
+      await withNode(sourcePort, async (r) => {
+        await r.cluster('SETSLOT', slot, 'MIGRATING', targetId!);
+        for (;;) {
+          const keys = await r.cluster('GETKEYSINSLOT', slot, 100);
+          if (keys.length === 0) break;
+          await r.migrate('127.0.0.1', targetPort, '', 0, 5_000, 'KEYS', ...keys);
+        }
+      });
+      for (const port of new Set(masters)) await withNode(port, (r) => r.cluster('SETSLOT', slot, 'NODE', targetId!));
+      await eventually(async () => (await masterOf(slot).catch(() => ({ port: 0 }))).port === targetPort, 20_000, `every node to see slot ${slot} moved`);
+      return targetPort;
+    };
     return {
       nodes,
       startupNodes,
       masterOf,
       failOver,
+      moveSlot,
       masters: async () => (await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])),
       stop: async () => {
         await Promise.all(nodes.map((n) => n.stop()));
