@@ -14,7 +14,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
 import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
 import { keySlot } from '../../src/connection/slots.js';
+import { rediscover } from '../../src/connection/node-redis/NodeRedisClusterConnection.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
+import { RedisProxy } from '../support/proxy.js';
 
 const suite = useRedis({ own: true });
 
@@ -406,6 +408,47 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
     return byMaster;
   }
 
+  // node-redis 5.12 subscribes the listeners of a shard client whose re-subscription (after a reconnect) was answered
+  // MOVED again without awaiting them (an unhandled rejection when one fails): the driver does that work itself.
+  // Forced: the slot's master behind a proxy that keeps the server's sunsubscribe push from the client; the slot
+  // moves; the proxy drops the connection; the client reconnects to the node the slot left, whose reply is MOVED.
+  it("node-redis 5.12: a shard client's re-subscription answered MOVED: the channel is subscribed on the slot's new master and the waiter wakes", async () => {
+    const name = uniqueName('nr-moved');
+    const slot = keySlot(name);
+    const source = await cluster.masterOf(slot);
+    const proxy = await RedisProxy.start(source.port);
+    try {
+      const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
+      const holder = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes } }, shortLeaseWarning: false });
+      const mine = createCluster5({ rootNodes, nodeAddressMap: { [`127.0.0.1:${source.port}`]: { host: '127.0.0.1', port: proxy.port } } }) as unknown as AnyClient;
+      mine.on('error', () => undefined);
+      made.push(mine);
+      const waiterClient = Redisson.create({ redis: mine as never, shortLeaseWarning: false, shardedSubscriptionMode: 'ON' });
+      redissons.push(holder, waiterClient);
+      const lock = holder.getLock(name);
+      await lock.lock(60_000);
+      const waiter = waiterClient.getLock(name);
+      const waiting = waiter.lock();
+      waiting.catch(() => undefined); // awaited below
+      const channel = `redisson_lock__channel:{${name}}`;
+      const shardSubscribers = async (port: number): Promise<number> => Number(((await node(port).call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1]);
+      await eventually(async () => (await shardSubscribers(source.port)) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+      const subscribers = proxy.wrote('SSUBSCRIBE');
+      expect(subscribers).toHaveLength(1);
+      proxy.holdUntilClientEnds(subscribers[0]!);
+      const target = await cluster.moveSlot(slot);
+      proxy.drop(subscribers[0]!);
+      await eventually(() => Promise.resolve(proxy.wrote('SSUBSCRIBE').some((i) => i !== subscribers[0] && proxy.read(i).includes('MOVED'))), 10_000, 'the re-subscription through the proxy to be answered MOVED');
+      await eventually(async () => (await shardSubscribers(target)) === 1, 10_000, "the channel to be subscribed on the slot's new master");
+      await lock.unlock();
+      await within(waiting, 10_000, 'the waiter (the lease is 60 s)');
+      expect(await node(target).hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');
+      await waiter.unlock();
+    } finally {
+      await proxy.stop();
+    }
+  }, 60_000);
+
   describe.each(CLUSTER_VERSIONS)('$label', ({ make }) => {
     it('locks on keys of every master through a createCluster() client passed in, each write followed by WAIT on its slot master; a waiter on { driver, cluster } is woken; the client stays open, without our listeners', async () => {
       const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
@@ -446,6 +489,38 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
       expect(mine.isOpen).toBe(true);
       // No listener of ours is left on the cluster passed in.
       expect(listeners()).toEqual(before);
+    }, 60_000);
+
+    // node-redis sets `socket.reconnectStrategy = false` on the options a rediscover starts from (for its one-off
+    // client). Started from a node client's own options, every later duplicate() of that client (our pattern
+    // clients) would never reconnect; from a nodeAddressMap entry (every client of that node uses it as its
+    // `socket`), every later client of the node would give up at its first refused connect.
+    it("the slot map asked for again changes neither a node client's options nor the nodeAddressMap given", async () => {
+      const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
+      const addressMap = Object.fromEntries(cluster.nodes.map((n) => [`127.0.0.1:${n.port}`, { host: '127.0.0.1', port: n.port }]));
+      const given = structuredClone(addressMap);
+      const mine = make(rootNodes);
+      mine.on('error', () => undefined);
+      made.push(mine);
+      const r = Redisson.create({ redis: mine as never, shortLeaseWarning: false });
+      const mapped = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes, nodeAddressMap: addressMap } }, shortLeaseWarning: false });
+      redissons.push(r, mapped);
+      for (const c of [r, mapped]) {
+        const lock = c.getLock(uniqueName('nr-rediscover'));
+        await lock.lock();
+        await lock.unlock();
+      }
+      type Slots = { rediscover(startWith: object): Promise<void> };
+      type Native = { masters: { client?: { isReady: boolean; options?: { socket?: object } } }[]; _slots: Slots };
+      // Ours (the topology scan, a MOVED reply, a moved shard): from a copy of a ready master client's options.
+      const native = r.connection as unknown as Native;
+      await rediscover(native as never);
+      for (const master of native.masters) expect(master.client?.options?.socket ?? {}).not.toHaveProperty('reconnectStrategy');
+      // node-redis' own (a MOVED reply to one of its commands): from a node client of the map's node.
+      const nativeMapped = mapped.connection as unknown as Native;
+      await nativeMapped._slots.rediscover(nativeMapped.masters.map((m) => m.client).find((c) => c?.isReady === true)!);
+      await rediscover(nativeMapped as never);
+      expect(addressMap).toEqual(given);
     }, 60_000);
   });
 });

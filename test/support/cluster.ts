@@ -142,7 +142,8 @@ export async function startCluster(): Promise<TestCluster> {
       masterOf,
       failOver,
       moveSlot,
-      masters: async () => (await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])),
+      // One entry per master: after a slot was moved (moveSlot) a master may serve several ranges.
+      masters: async () => [...new Set((await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])))],
       stop: async () => {
         await Promise.all(nodes.map((n) => n.stop()));
       },

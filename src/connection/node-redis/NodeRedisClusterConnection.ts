@@ -39,9 +39,12 @@ export async function rediscover(cluster: NodeRedisCluster): Promise<void> {
   if (typeof rediscoverOn !== 'function' || !cluster.isOpen) return;
   const ready = cluster.masters.map((m) => m.client).find((c) => c?.isReady === true);
   const root = roots[Math.floor(Math.random() * roots.length)];
-  const startWith = ready ?? (root === undefined ? undefined : { options: root });
-  if (startWith === undefined) return;
-  await rediscoverOn.call(inner._slots, startWith);
+  const from: object | undefined = ready?.options ?? root;
+  if (from === undefined) return;
+  // A copy: node-redis sets `socket.reconnectStrategy = false` on the options it starts with (for its one-off
+  // client); on a node client's own options, every later duplicate() of that client would never reconnect.
+  const { socket } = from as { socket?: object };
+  await rediscoverOn.call(inner._slots, { options: { ...from, ...(socket === undefined ? {} : { socket: { ...socket } }) } });
 }
 
 /** Which master serves each slot, as one comparable string. */

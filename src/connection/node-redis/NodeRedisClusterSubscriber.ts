@@ -22,6 +22,9 @@ import { keySlot } from '../slots.js';
 import { rediscover } from './NodeRedisClusterConnection.js';
 import type { NodeRedisClient, NodeRedisCluster } from './types.js';
 
+/** The event node-redis' cluster emits (5.12 and 6.x) to subscribe a moved node's listeners again. */
+const RESUBSCRIBE_LISTENERS_EVENT = '__resubscribeListeners';
+
 export class NodeRedisClusterSubscriber implements SubscriberConnection {
   readonly #events = new EventEmitter();
   // Channels subscribed through node-redis (with our listener), and whether sharded.
@@ -70,6 +73,25 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
     });
     cluster.on('error', () => undefined);
     cluster.on('node-error', () => undefined);
+    // node-redis 5.12 (a cluster without `isReady`), when a node's client answers its reconnect's re-subscription
+    // with MOVED, subscribes that client's listeners again without awaiting them: one that fails (its node out of
+    // reach) is an unhandled rejection, which ends a Node process. 6.x catches it. On 5.12 our own re-subscription
+    // does that work instead: the slot map asked for again, then `ready` (every channel waited on subscribed again
+    // through this object, whose failures PublishSubscribe handles).
+    if (cluster.isReady === undefined) {
+      cluster.removeAllListeners(RESUBSCRIBE_LISTENERS_EVENT);
+      cluster.on(RESUBSCRIBE_LISTENERS_EVENT, () => this.#followMove());
+    }
+  }
+
+  /** Our channels left a node (its slot moved): the slot map asked for again, then every channel subscribed again. */
+  #followMove(): void {
+    this.#onShardMoved();
+    void rediscover(this.cluster)
+      .catch(() => undefined)
+      .then(() => {
+        if (this.#connected) this.#ready();
+      });
   }
 
   get status(): ConnectionStatus {
@@ -111,14 +133,7 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
     const client = this.cluster.slots[keySlot(channel)]?.master.pubSub?.client;
     if (client === undefined || this.#watched.has(client)) return;
     this.#watched.add(client);
-    client.on('sharded-channel-moved', () => {
-      this.#onShardMoved();
-      void rediscover(this.cluster)
-        .catch(() => undefined)
-        .then(() => {
-          if (this.#connected) this.#ready();
-        });
-    });
+    client.on('sharded-channel-moved', () => this.#followMove());
   }
 
   unsubscribe(channel: string): Promise<unknown> {

@@ -33,6 +33,21 @@ function transportOf(command: NodeRedisClusterConnection, options: ResolvedOptio
     );
 }
 
+/**
+ * `nodeAddressMap` given as an object, as a function that hands out a copy of each entry: node-redis uses an entry
+ * as the `socket` options of every client of that node, and its rediscover sets `reconnectStrategy = false` on the
+ * socket options it starts from, so one rediscover from such a client would leave every later client of the node
+ * (a new pub/sub client, a node client made again) giving up at its first refused connect.
+ */
+function copyingAddressMap(map: unknown): unknown {
+  if (typeof map !== 'object' || map === null) return map;
+  const entries = map as Record<string, unknown>;
+  return (address: string): unknown => {
+    const entry = entries[address];
+    return typeof entry === 'object' && entry !== null ? { ...entry } : entry;
+  };
+}
+
 /** `base` with `extra` merged into its node clients' options (`defaults`). */
 function withDefaults(base: NodeRedisClusterOptions | undefined, extra: object): Partial<NodeRedisClusterOptions> {
   return { defaults: { ...(base?.defaults ?? {}), ...extra } };
@@ -54,7 +69,8 @@ export function connectNodeRedisCluster(options: ResolvedOptions): Connections {
   } else {
     const given = redis as NodeRedisClusterConnectionOptions;
     const base = given.cluster as NodeRedisClusterOptions;
-    cluster = loadNodeRedis().createCluster({ ...base, ...withDefaults(base, ping) }) as NodeRedisCluster;
+    const addressMap = base.nodeAddressMap === undefined ? {} : { nodeAddressMap: copyingAddressMap(base.nodeAddressMap) };
+    cluster = loadNodeRedis().createCluster({ ...base, ...addressMap, ...withDefaults(base, ping) }) as NodeRedisCluster;
     owns = true;
     scanInterval = given.scanInterval ?? DEFAULT_SCAN_INTERVAL;
   }

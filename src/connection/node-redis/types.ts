@@ -159,6 +159,7 @@ export interface NodeRedisCluster {
   destroy(): void;
   on(event: string, listener: Listener): unknown;
   off(event: string, listener: Listener): unknown;
+  removeAllListeners(event: string): unknown;
 }
 
 /** The `createCluster` options the driver reads or sets. */
@@ -170,6 +171,8 @@ export interface NodeRedisClusterOptions {
   readonly keyPrefix?: unknown;
   readonly minimizeConnections?: boolean;
   readonly useReplicas?: boolean;
+  /** Announced `host:port` → the address to connect to: an object of them, or a function. */
+  readonly nodeAddressMap?: unknown;
 }
 
 /**
@@ -207,8 +210,8 @@ export interface NodeRedisServerOptions {
 export interface NodeRedisClusterConnectionOptions {
   /** Which client library makes the connections. */
   readonly driver: 'node-redis';
-  /** node-redis `createCluster` options: `rootNodes` (at least one), `defaults`, `useReplicas`, …. */
-  readonly cluster: { readonly rootNodes: readonly object[] } & object;
+  /** node-redis `createCluster` options: `rootNodes` (at least one), `defaults`, `useReplicas`, `nodeAddressMap`, …. */
+  readonly cluster: { readonly rootNodes: readonly object[]; readonly [option: string]: unknown };
   /**
    * How often (ms) the slot map is asked for again, so that a failover or a slot migration is found without a
    * MOVED (Redisson's `scanInterval`; node-redis itself refreshes only after MOVED).
