@@ -40,19 +40,6 @@ const node = (port: number): Redis => {
   raws.push(r);
   return r;
 };
-// (Waits for the master's view to name a replica: just after a failover, the demoted node may not be listed yet.)
-const replicaOf = async (masterPort: number): Promise<number> => {
-  let port = 0;
-  await eventually(async () => {
-    const lines = ((await node(masterPort).cluster('NODES')) as string).trim().split('\n');
-    const id = lines.find((l) => l.includes('myself'))!.split(' ')[0]!;
-    const replica = lines.find((l) => l.split(' ')[3] === id && !l.includes('fail'));
-    port = replica === undefined ? 0 : Number(/:(\d+)@/.exec(replica)![1]);
-    return port !== 0;
-  }, 20_000, `a replica of ${masterPort}`);
-  return port;
-};
-
 // Sharded pub/sub (AUTO on Redis 7, Redisson's default): the old master drops the waiter's SSUBSCRIBE when its slot
 // moves. (With OFF a classic PUBLISH reaches every node, so the waiter wakes without re-subscribing.)
 const mode = 'AUTO';
@@ -77,7 +64,7 @@ describe('CLUSTER FAILOVER', () => {
       return Number(sharded) + Number(classic) === 1;
     }, 10_000, 'the waiter to subscribe');
 
-    const replicaPort = await replicaOf(oldMaster.port);
+    const replicaPort = await cluster.replicaOf(oldMaster.port);
     await cluster.failOver(replicaPort, slot);
     expect(woken).toBe(false);
     await holder.unlock();
@@ -118,7 +105,7 @@ describe('CLUSTER FAILOVER with the old master\'s push read after its subscriber
       const subscriber = subscribers[0]!;
       proxy.holdUntilClientEnds(subscriber);
 
-      const replicaPort = await replicaOf(oldMaster.port);
+      const replicaPort = await cluster.replicaOf(oldMaster.port);
       await cluster.failOver(replicaPort, slot);
       // ioredis stopped the old master's subscriber, and only then read the server's push.
       await eventually(() => Promise.resolve(proxy.passedAfterEnd(subscriber).includes('sunsubscribe')), 20_000, "the old master's sunsubscribe push to reach the stopped subscriber");

@@ -60,22 +60,6 @@ describe('fault suite: RedLock of 3 servers', () => {
   });
 });
 
-/** The replica (port) of the master at `masterPort`, by CLUSTER NODES. */
-async function replicaOf(masterPort: number): Promise<number> {
-  const r = new Redis({ port: masterPort, lazyConnect: true });
-  r.on('error', () => undefined);
-  try {
-    const lines = ((await r.cluster('NODES')) as string).trim().split('\n');
-    const id = lines.find((l) => l.includes('myself'))?.split(' ')[0];
-    const replica = lines.find((l) => l.split(' ')[3] === id);
-    const port = replica && /:(\d+)@/.exec(replica)?.[1];
-    if (!port) throw new Error(`no replica of the master at ${masterPort}`);
-    return Number(port);
-  } finally {
-    r.disconnect();
-  }
-}
-
 describe('fault suite: Redis Cluster', () => {
   let cluster: TestCluster;
   let raw: Cluster;
@@ -98,7 +82,7 @@ describe('fault suite: Redis Cluster', () => {
       for (const offset of offsets) {
         await ctx.at(offset);
         const master = (await cluster.masterOf(slot)).port;
-        const replica = await replicaOf(master);
+        const replica = await cluster.replicaOf(master);
         const t = now();
         await cluster.failOver(replica, slot);
         ctx.record({ kind: 'CLUSTER FAILOVER', t, until: now() });

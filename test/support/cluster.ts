@@ -25,6 +25,11 @@ export interface TestCluster {
    */
   failOver(replicaPort: number, slot: number): Promise<void>;
   /**
+   * The port of a replica of the master at `masterPort`, by that master's CLUSTER NODES (a replica marked `fail`
+   * left out). Waited for, up to 20 s: just after a failover the demoted node may not be listed yet.
+   */
+  replicaOf(masterPort: number): Promise<number>;
+  /**
    * Moves `slot` from its master to another master by hand, as `redis-cli --cluster reshard` does (IMPORTING and
    * MIGRATING, its keys MIGRATEd, then NODE on every master); resolves with the new master's port once every running
    * node names it.
@@ -117,6 +122,21 @@ export async function startCluster(): Promise<TestCluster> {
       }
       throw new Error(`CLUSTER FAILOVER on ${replicaPort} did not make it the master of slot ${slot} in 3 tries`);
     };
+    const replicaOf = async (masterPort: number): Promise<number> => {
+      let port = 0;
+      await eventually(
+        async () => {
+          const lines = (await withNode(masterPort, async (r) => String(await r.cluster('NODES')))).trim().split('\n');
+          const id = lines.find((l) => l.includes('myself'))?.split(' ')[0];
+          const replica = lines.find((l) => l.split(' ')[3] === id && !l.includes('fail'));
+          port = Number((replica === undefined ? undefined : /:(\d+)@/.exec(replica)?.[1]) ?? 0);
+          return port !== 0;
+        },
+        20_000,
+        `a replica of the master at ${masterPort}`,
+      );
+      return port;
+    };
     const moveSlot = async (slot: number): Promise<number> => {
       const sourcePort = (await masterOf(slot)).port;
       const masters = (await slotsOf(sourcePort)).map((r) => Number(r[2][1]));
@@ -141,6 +161,7 @@ export async function startCluster(): Promise<TestCluster> {
       startupNodes,
       masterOf,
       failOver,
+      replicaOf,
       moveSlot,
       // One entry per master: after a slot was moved (moveSlot) a master may serve several ranges.
       masters: async () => [...new Set((await slotsOf(nodes.find((n) => n.running)?.port ?? 0)).map((r) => Number(r[2][1])))],
