@@ -412,6 +412,8 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
   // MOVED again without awaiting them (an unhandled rejection when one fails): the driver does that work itself.
   // Forced: the slot's master behind a proxy that keeps the server's sunsubscribe push from the client; the slot
   // moves; the proxy drops the connection; the client reconnects to the node the slot left, whose reply is MOVED.
+  // node-redis' own re-subscription succeeds here too (the new master is reachable): this pins that ours, which
+  // replaces it on 5.12, does the work; the unhandled rejection itself is what the next row's mutation led to.
   it("node-redis 5.12: a shard client's re-subscription answered MOVED: the channel is subscribed on the slot's new master and the waiter wakes", async () => {
     const name = uniqueName('nr-moved');
     const slot = keySlot(name);
@@ -494,7 +496,8 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
     // node-redis sets `socket.reconnectStrategy = false` on the options a rediscover starts from (for its one-off
     // client). Started from a node client's own options, every later duplicate() of that client (our pattern
     // clients) would never reconnect; from a nodeAddressMap entry (every client of that node uses it as its
-    // `socket`), every later client of the node would give up at its first refused connect.
+    // `socket`), every later client of the node would give up at its first refused connect. (`mapped`, the options
+    // form, is made by the `redis` package loaded, 6.4.0 here; the client passed in is of the version named.)
     it("the slot map asked for again changes neither a node client's options nor the nodeAddressMap given", async () => {
       const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
       const addressMap = Object.fromEntries(cluster.nodes.map((n) => [`127.0.0.1:${n.port}`, { host: '127.0.0.1', port: n.port }]));
