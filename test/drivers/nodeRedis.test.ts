@@ -12,7 +12,7 @@ import { createClient as createClient6, createCluster, createSentinel, RESP_TYPE
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-5';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
-import { eventually, uniqueName, useRedis, within } from '../support/redis.js';
+import { eventually, sleep, uniqueName, useRedis, within } from '../support/redis.js';
 import { keySlot } from '../../src/connection/slots.js';
 import { rediscover } from '../../src/connection/node-redis/NodeRedisClusterConnection.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
@@ -450,6 +450,63 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
       await proxy.stop();
     }
   }, 60_000);
+
+  // node-redis (5.12 and 6.x) awaits a rediscover in an async listener of each shard client's `__MOVED` (its
+  // re-subscription answered MOVED): when that rediscover fails (the node and every root node out of reach, or the
+  // cluster closed meanwhile) the rejection reaches nobody, and an unhandled rejection ends a Node process. Forced:
+  // as above, with the proxy as the one root node, and the proxy no longer listening from the MOVED reply on.
+  describe.each([
+    { label: 'node-redis 6.4.0', make: createCluster as (options: object) => unknown },
+    { label: 'node-redis 5.12.4', make: createCluster5 as (options: object) => unknown },
+  ])('$label', ({ make }) => {
+    it("a shard client's re-subscription answered MOVED while no root node answers: no unhandled rejection; once the node is back the waiter acquires, within the holder's lease", async () => {
+      const name = uniqueName('nr-moved-alone');
+      const slot = keySlot(name);
+      const source = await cluster.masterOf(slot);
+      const proxy = await RedisProxy.start(source.port);
+      const unhandled: unknown[] = [];
+      const record = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', record);
+      try {
+        const holder = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes: cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })) } }, shortLeaseWarning: false });
+        const mine = make({ rootNodes: [{ url: proxy.url }], nodeAddressMap: { [`127.0.0.1:${source.port}`]: { host: '127.0.0.1', port: proxy.port } } }) as AnyClient;
+        mine.on('error', () => undefined);
+        made.push(mine);
+        const waiterClient = Redisson.create({ redis: mine as never, shortLeaseWarning: false, shardedSubscriptionMode: 'ON' });
+        redissons.push(holder, waiterClient);
+        const lock = holder.getLock(name);
+        // A lease, not the watchdog: with the slot map out of reach the waiter's subscription may be lost until
+        // the map is back (a 5.12 shard client tells of its `ready` once); its wait is bounded by the TTL it got.
+        await lock.lock(10_000);
+        const waiter = waiterClient.getLock(name);
+        const waiting = waiter.lock();
+        waiting.catch(() => undefined); // awaited below
+        const channel = `redisson_lock__channel:{${name}}`;
+        const shardSubscribers = async (port: number): Promise<number> => Number(((await node(port).call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1]);
+        await eventually(async () => (await shardSubscribers(source.port)) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+        const subscribers = proxy.wrote('SSUBSCRIBE');
+        expect(subscribers).toHaveLength(1);
+        proxy.holdUntilClientEnds(subscribers[0]!);
+        const target = await cluster.moveSlot(slot);
+        proxy.stopListeningOnReply('MOVED');
+        proxy.drop(subscribers[0]!);
+        await eventually(() => Promise.resolve(proxy.wrote('SSUBSCRIBE').some((i) => i !== subscribers[0] && proxy.read(i).includes('MOVED'))), 10_000, 'the re-subscription through the proxy to be answered MOVED');
+        // node-redis' rediscover from the node that answered, then from its one root node: both refused (without
+        // the driver's guard, 5.12's RootNodesUnavailableError was recorded here).
+        await sleep(1_000);
+        expect(unhandled).toEqual([]);
+        await proxy.listenAgain();
+        await lock.unlock();
+        await within(waiting, 15_000, "the waiter (the holder's lease is 10 s)");
+        expect(await node(target).hget(name, `${waiterClient.getId()}:${waiter.threadId}`)).toBe('1');
+        await waiter.unlock();
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', record);
+        await proxy.stop();
+      }
+    }, 60_000);
+  });
 
   describe.each(CLUSTER_VERSIONS)('$label', ({ make }) => {
     it('locks on keys of every master through a createCluster() client passed in, each write followed by WAIT on its slot master; a waiter on { driver, cluster } is woken; the client stays open, without our listeners', async () => {

@@ -15,6 +15,8 @@ export class RedisProxy {
   readonly replyDelayOf = new Map<number, number>();
   #accepted = 0;
   #holdAfter: { readonly marker: string; readonly ms: number } | null = null;
+  #closeOn: string | null = null;
+  #listenPort = 0;
   // Connections whose server→client bytes are held until the client half-closes, and what was held.
   readonly #heldUntilEnd = new Map<number, Buffer[]>();
   readonly #passedAfterEnd = new Map<number, string>();
@@ -40,11 +42,27 @@ export class RedisProxy {
     const proxy = new RedisProxy(server);
     server.on('connection', (client) => proxy.#pipe(client, targetPort));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    proxy.#listenPort = (server.address() as AddressInfo).port;
     return proxy;
   }
 
   get port(): number {
-    return (this.#server.address() as AddressInfo).port;
+    return this.#listenPort;
+  }
+
+  /**
+   * Arms a one-shot: when the server's bytes to a connection first contain `marker` (case-sensitive, say `MOVED`),
+   * the proxy stops listening before it passes them on, so that what the client does on reading them meets a
+   * refused connect; the connections open stay. {@link listenAgain} listens on the same port again.
+   */
+  stopListeningOnReply(marker: string): void {
+    this.#closeOn = marker;
+  }
+
+  /** Listens again on the port the proxy had (after {@link stopListeningOnReply}). */
+  async listenAgain(): Promise<void> {
+    if (this.#server.listening) return;
+    await new Promise<void>((resolve) => this.#server.listen(this.#listenPort, '127.0.0.1', resolve));
   }
 
   get url(): string {
@@ -137,6 +155,7 @@ export class RedisProxy {
 
   async stop(): Promise<void> {
     this.dropAll();
+    if (!this.#server.listening) return;
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
@@ -198,6 +217,10 @@ export class RedisProxy {
     upstream.on('data', (chunk: Buffer) => {
       const read = this.#read.get(index) ?? '';
       if (read.length < 65_536) this.#read.set(index, read + chunk.toString('latin1'));
+      if (this.#closeOn !== null && chunk.toString('latin1').includes(this.#closeOn)) {
+        this.#closeOn = null;
+        this.#server.close();
+      }
       const held = this.#heldUntilEnd.get(index);
       if (held !== undefined) {
         held.push(chunk);

@@ -82,6 +82,16 @@ export class NodeRedisClusterSubscriber implements SubscriberConnection {
       cluster.removeAllListeners(RESUBSCRIBE_LISTENERS_EVENT);
       cluster.on(RESUBSCRIBE_LISTENERS_EVENT, () => this.#followMove());
     }
+    // node-redis (5.12 and 6.x) awaits a rediscover inside an async listener of each shard client's `__MOVED` (its
+    // re-subscription answered MOVED): one that fails (that node and every root node out of reach, or the cluster
+    // closed meanwhile) is an unhandled rejection too. On this cluster of ours a failed rediscover resolves: the
+    // listeners it moved are subscribed again after it all the same (above on 5.12, by node-redis on 6.x), and a
+    // subscription answered MOVED asks again, up to node-redis' redirection limit, then fails where it is handled.
+    const slots = (cluster as unknown as { _slots?: { rediscover?: (startWith: object) => Promise<void> } })._slots;
+    const rediscoverOn = slots?.rediscover;
+    if (slots !== undefined && typeof rediscoverOn === 'function') {
+      slots.rediscover = (startWith) => rediscoverOn.call(slots, startWith).catch(() => undefined);
+    }
   }
 
   /** Our channels left a node (its slot moved): the slot map asked for again, then every channel subscribed again. */
