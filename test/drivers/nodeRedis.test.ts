@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { createClient as createClient6, createCluster, createSentinel, RESP_TYPES } from 'redis';
 import { createClient as createClient5, createCluster as createCluster5 } from 'redis-5';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidArgumentError, Redisson, RedissonConfigError } from '../../src/index.js';
+import { InvalidArgumentError, Redisson, RedissonConfigError, type RLock } from '../../src/index.js';
 import { eventually, sleep, uniqueName, useRedis, within } from '../support/redis.js';
 import { keySlot } from '../../src/connection/slots.js';
 import { rediscover } from '../../src/connection/node-redis/NodeRedisClusterConnection.js';
@@ -408,39 +408,59 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
     return byMaster;
   }
 
-  // node-redis 5.12 subscribes the listeners of a shard client whose re-subscription (after a reconnect) was answered
-  // MOVED again without awaiting them (an unhandled rejection when one fails): the driver does that work itself.
-  // Forced: the slot's master behind a proxy that keeps the server's sunsubscribe push from the client; the slot
-  // moves; the proxy drops the connection; the client reconnects to the node the slot left, whose reply is MOVED.
-  // node-redis' own re-subscription succeeds here too (the new master is reachable): this pins that ours, which
-  // replaces it on 5.12, does the work; the unhandled rejection itself is what the next row's mutation led to.
-  it("node-redis 5.12: a shard client's re-subscription answered MOVED: the channel is subscribed on the slot's new master and the waiter wakes", async () => {
-    const name = uniqueName('nr-moved');
+  /**
+   * The MOVED rows' set-up. `name`'s slot master is behind `proxy`; a holder on the real nodes takes the lock for
+   * `leaseMs`; a waiter on a `createCluster()` client passed in (`make`, its root nodes `rootNodes`), which reaches
+   * that master through the proxy, SSUBSCRIBEs there and waits. Then the slot moves while the proxy keeps the
+   * server's sunsubscribe push from the shard client; `beforeDrop` runs; the proxy drops that connection: the client
+   * reconnects to the node the slot left, and its re-subscription is answered MOVED (awaited here).
+   */
+  async function movedUnderShardClient(o: {
+    name: string;
+    proxy: RedisProxy;
+    make: (options: object) => unknown;
+    rootNodes: readonly object[];
+    leaseMs: number;
+    beforeDrop?: () => void;
+  }): Promise<{ lock: RLock; waiter: RLock; waiting: Promise<void>; waiterClient: Redisson; target: number; shardSubscribers: (port: number) => Promise<number> }> {
+    const { name, proxy } = o;
     const slot = keySlot(name);
     const source = await cluster.masterOf(slot);
-    const proxy = await RedisProxy.start(source.port);
+    const holder = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes: cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })) } }, shortLeaseWarning: false });
+    const mine = o.make({ rootNodes: o.rootNodes, nodeAddressMap: { [`127.0.0.1:${source.port}`]: { host: '127.0.0.1', port: proxy.port } } }) as AnyClient;
+    mine.on('error', () => undefined);
+    made.push(mine);
+    const waiterClient = Redisson.create({ redis: mine as never, shortLeaseWarning: false, shardedSubscriptionMode: 'ON' });
+    redissons.push(holder, waiterClient);
+    const lock = holder.getLock(name);
+    await lock.lock(o.leaseMs);
+    const waiter = waiterClient.getLock(name);
+    const waiting = waiter.lock();
+    waiting.catch(() => undefined); // awaited by the caller
+    const channel = `redisson_lock__channel:{${name}}`;
+    const shardSubscribers = async (port: number): Promise<number> => Number(((await node(port).call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1]);
+    await eventually(async () => (await shardSubscribers(source.port)) === 1, 10_000, 'the waiter to SSUBSCRIBE');
+    const subscribers = proxy.wrote('SSUBSCRIBE');
+    expect(subscribers).toHaveLength(1);
+    const first = subscribers[0]!;
+    proxy.holdUntilClientEnds(first);
+    const target = await cluster.moveSlot(slot);
+    o.beforeDrop?.();
+    proxy.drop(first);
+    await eventually(() => Promise.resolve(proxy.wrote('SSUBSCRIBE').some((i) => i !== first && proxy.read(i).includes('MOVED'))), 10_000, 'the re-subscription through the proxy to be answered MOVED');
+    return { lock, waiter, waiting, waiterClient, target, shardSubscribers };
+  }
+
+  // node-redis 5.12 subscribes the listeners of a shard client whose re-subscription (after a reconnect) was answered
+  // MOVED again without awaiting them (an unhandled rejection when one fails): the driver does that work itself.
+  // node-redis' own re-subscription succeeds here too (the new master is reachable): this pins that ours, which
+  // replaces it on 5.12, does the work; the unhandled rejection itself is what the rows below led to.
+  it("node-redis 5.12: a shard client's re-subscription answered MOVED: the channel is subscribed on the slot's new master and the waiter wakes", async () => {
+    const name = uniqueName('nr-moved');
+    const proxy = await RedisProxy.start((await cluster.masterOf(keySlot(name))).port);
     try {
       const rootNodes = cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` }));
-      const holder = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes } }, shortLeaseWarning: false });
-      const mine = createCluster5({ rootNodes, nodeAddressMap: { [`127.0.0.1:${source.port}`]: { host: '127.0.0.1', port: proxy.port } } }) as unknown as AnyClient;
-      mine.on('error', () => undefined);
-      made.push(mine);
-      const waiterClient = Redisson.create({ redis: mine as never, shortLeaseWarning: false, shardedSubscriptionMode: 'ON' });
-      redissons.push(holder, waiterClient);
-      const lock = holder.getLock(name);
-      await lock.lock(60_000);
-      const waiter = waiterClient.getLock(name);
-      const waiting = waiter.lock();
-      waiting.catch(() => undefined); // awaited below
-      const channel = `redisson_lock__channel:{${name}}`;
-      const shardSubscribers = async (port: number): Promise<number> => Number(((await node(port).call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1]);
-      await eventually(async () => (await shardSubscribers(source.port)) === 1, 10_000, 'the waiter to SSUBSCRIBE');
-      const subscribers = proxy.wrote('SSUBSCRIBE');
-      expect(subscribers).toHaveLength(1);
-      proxy.holdUntilClientEnds(subscribers[0]!);
-      const target = await cluster.moveSlot(slot);
-      proxy.drop(subscribers[0]!);
-      await eventually(() => Promise.resolve(proxy.wrote('SSUBSCRIBE').some((i) => i !== subscribers[0] && proxy.read(i).includes('MOVED'))), 10_000, 'the re-subscription through the proxy to be answered MOVED');
+      const { lock, waiter, waiting, waiterClient, target, shardSubscribers } = await movedUnderShardClient({ name, proxy, make: createCluster5 as (options: object) => unknown, rootNodes, leaseMs: 60_000 });
       await eventually(async () => (await shardSubscribers(target)) === 1, 10_000, "the channel to be subscribed on the slot's new master");
       await lock.unlock();
       await within(waiting, 10_000, 'the waiter (the lease is 60 s)');
@@ -461,36 +481,14 @@ describe('createCluster() clients on a spawned 3+3 cluster', () => {
   ])('$label', ({ make }) => {
     it("a shard client's re-subscription answered MOVED while no root node answers: no unhandled rejection; once the node is back the waiter acquires, within the holder's lease", async () => {
       const name = uniqueName('nr-moved-alone');
-      const slot = keySlot(name);
-      const source = await cluster.masterOf(slot);
-      const proxy = await RedisProxy.start(source.port);
+      const proxy = await RedisProxy.start((await cluster.masterOf(keySlot(name))).port);
       const unhandled: unknown[] = [];
       const record = (reason: unknown): void => void unhandled.push(reason);
       process.on('unhandledRejection', record);
       try {
-        const holder = Redisson.create({ redis: { driver: 'node-redis', cluster: { rootNodes: cluster.startupNodes.map((n) => ({ url: `redis://${n.host}:${n.port}` })) } }, shortLeaseWarning: false });
-        const mine = make({ rootNodes: [{ url: proxy.url }], nodeAddressMap: { [`127.0.0.1:${source.port}`]: { host: '127.0.0.1', port: proxy.port } } }) as AnyClient;
-        mine.on('error', () => undefined);
-        made.push(mine);
-        const waiterClient = Redisson.create({ redis: mine as never, shortLeaseWarning: false, shardedSubscriptionMode: 'ON' });
-        redissons.push(holder, waiterClient);
-        const lock = holder.getLock(name);
         // A lease, not the watchdog: with the slot map out of reach the waiter's subscription may be lost until
         // the map is back (a 5.12 shard client tells of its `ready` once); its wait is bounded by the TTL it got.
-        await lock.lock(10_000);
-        const waiter = waiterClient.getLock(name);
-        const waiting = waiter.lock();
-        waiting.catch(() => undefined); // awaited below
-        const channel = `redisson_lock__channel:{${name}}`;
-        const shardSubscribers = async (port: number): Promise<number> => Number(((await node(port).call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number])[1]);
-        await eventually(async () => (await shardSubscribers(source.port)) === 1, 10_000, 'the waiter to SSUBSCRIBE');
-        const subscribers = proxy.wrote('SSUBSCRIBE');
-        expect(subscribers).toHaveLength(1);
-        proxy.holdUntilClientEnds(subscribers[0]!);
-        const target = await cluster.moveSlot(slot);
-        proxy.stopListeningOnReply('MOVED');
-        proxy.drop(subscribers[0]!);
-        await eventually(() => Promise.resolve(proxy.wrote('SSUBSCRIBE').some((i) => i !== subscribers[0] && proxy.read(i).includes('MOVED'))), 10_000, 'the re-subscription through the proxy to be answered MOVED');
+        const { lock, waiter, waiting, waiterClient, target } = await movedUnderShardClient({ name, proxy, make, rootNodes: [{ url: proxy.url }], leaseMs: 10_000, beforeDrop: () => proxy.stopListeningOnReply('MOVED') });
         // node-redis' rediscover from the node that answered, then from its one root node: both refused (without
         // the driver's guard, 5.12's RootNodesUnavailableError was recorded here).
         await sleep(1_000);
